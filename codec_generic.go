@@ -1,0 +1,96 @@
+package arrowpack
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The pure-Go kernels: the reference every vector path is tested against,
+// and the path used on other architectures and under -tags purego.
+
+var genericImpl = impl{
+	name:            "generic",
+	rebase32:        rebase32Generic,
+	rebase64:        rebase64Generic,
+	nondecreasing32: nondecreasing32Generic,
+	nondecreasing64: nondecreasing64Generic,
+	shiftBits:       shiftBitsGeneric,
+	popcount:        popcountGeneric,
+}
+
+func rebase32Generic(dst, src []int32, base int32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = v - base
+	}
+}
+
+func rebase64Generic(dst, src []int64, base int64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = v - base
+	}
+}
+
+func nondecreasing32Generic(x []int32) bool {
+	if len(x) == 0 {
+		return true
+	}
+	// Fold the comparisons without a branch per element; real offsets are
+	// valid, so the scan always runs to the end anyway.
+	bad := false
+	prev := x[0]
+	for _, v := range x[1:] {
+		bad = bad || v < prev
+		prev = v
+	}
+	return !bad
+}
+
+func nondecreasing64Generic(x []int64) bool {
+	if len(x) == 0 {
+		return true
+	}
+	bad := false
+	prev := x[0]
+	for _, v := range x[1:] {
+		bad = bad || v < prev
+		prev = v
+	}
+	return !bad
+}
+
+func shiftBitsGeneric(dst, src []byte, k uint) {
+	i := 0
+	// Eight bytes at a time while src holds the byte after the word.
+	for ; i+8 < len(src) && i+8 <= len(dst); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])>>k | uint64(src[i+8])<<(64-k)
+		binary.LittleEndian.PutUint64(dst[i:], w)
+	}
+	for ; i < len(dst); i++ {
+		b := src[i] >> k
+		if i+1 < len(src) {
+			b |= src[i+1] << (8 - k)
+		}
+		dst[i] = b
+	}
+}
+
+func popcountGeneric(b []byte) int {
+	c := 0
+	for len(b) >= 32 {
+		c += bits.OnesCount64(binary.LittleEndian.Uint64(b)) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(b[8:])) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(b[16:])) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(b[24:]))
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		c += bits.OnesCount64(binary.LittleEndian.Uint64(b))
+		b = b[8:]
+	}
+	for _, v := range b {
+		c += bits.OnesCount8(v)
+	}
+	return c
+}
