@@ -1,0 +1,539 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
+)
+
+// decodeState walks one block's body.
+type decodeState struct {
+	r   reader
+	mem memory.Allocator // nil: buffers alias the block
+}
+
+// parts holds what one node has built so far, so that it can be released
+// if a later check fails.
+type parts struct {
+	bufs     []*memory.Buffer
+	children []arrow.ArrayData
+	dict     *array.Data
+}
+
+func (pt *parts) release() {
+	for _, b := range pt.bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	for _, c := range pt.children {
+		c.Release()
+	}
+	if pt.dict != nil {
+		pt.dict.Release()
+	}
+}
+
+// buf turns bytes of the block into a buffer of the decoded batch: the bytes
+// themselves, or a copy from the allocator.
+func (s *decodeState) buf(b []byte) *memory.Buffer {
+	if s.mem == nil || len(b) == 0 {
+		return memory.NewBufferBytes(b)
+	}
+	m := memory.NewResizableBuffer(s.mem)
+	m.Resize(len(b))
+	copy(m.Bytes(), b)
+	return m
+}
+
+// node reads one node of plan p, which must have want rows (any number when
+// want < 0), and checks everything Arrow's full validation would.
+func (s *decodeState) node(p *plan, want int) (*array.Data, error) {
+	at := s.r.pos
+	n, err := s.r.length()
+	if err != nil {
+		return nil, err
+	}
+	if want >= 0 && n != want {
+		return nil, corruptf("%s node at byte %d has %d rows, want %d", p.dt, at, n, want)
+	}
+	var pt parts
+	d, err := s.build(p, n, &pt)
+	if err != nil {
+		pt.release()
+		return nil, fmt.Errorf("%s: %w", p.dt, err)
+	}
+	return d, nil
+}
+
+func (s *decodeState) build(p *plan, n int, pt *parts) (*array.Data, error) {
+	nulls := 0
+	if hasValidity(p.kind) {
+		b, err := s.r.anyBuffer("validity bitmap")
+		if err != nil {
+			return nil, err
+		}
+		switch len(b) {
+		case 0:
+			pt.bufs = append(pt.bufs, nil)
+		case (n + 7) / 8:
+			nulls = n - arrowpack.CountOnes(b, 0, n)
+			pt.bufs = append(pt.bufs, s.buf(b))
+		default:
+			return nil, corruptf("validity bitmap of %d bytes for %d rows", len(b), n)
+		}
+	} else {
+		// Null, union and run-end arrays have no validity bitmap; Arrow
+		// keeps a nil slot for it.
+		pt.bufs = append(pt.bufs, nil)
+	}
+
+	var err error
+	switch p.kind {
+	case kNull:
+		nulls = n
+	case kBool:
+		err = s.values(pt, n, 0, "boolean values")
+	case kFixed:
+		err = s.values(pt, n, p.width, "values")
+	case kBinary:
+		err = s.binary32(p, pt, n)
+	case kLargeBinary:
+		err = s.binary64(p, pt, n)
+	case kView:
+		err = s.views(p, pt, n)
+	case kList:
+		err = s.list32(p, pt, n)
+	case kLargeList:
+		err = s.list64(p, pt, n)
+	case kFixedList:
+		if uint64(n)*uint64(p.width) > maxLength {
+			return nil, corruptf("%d lists of %d values is above the limit of %d", n, p.width, maxLength)
+		}
+		err = s.child(p.children[0], pt, n*p.width)
+	case kListView:
+		err = s.listView32(p, pt, n)
+	case kLargeListView:
+		err = s.listView64(p, pt, n)
+	case kStruct:
+		for _, c := range p.children {
+			if err = s.child(c, pt, n); err != nil {
+				break
+			}
+		}
+	case kSparseUnion, kDenseUnion:
+		err = s.union(p, pt, n)
+	case kDict:
+		err = s.dictionary(p, pt, n)
+	case kRunEnd:
+		err = s.runEnds(p, pt, n)
+	default:
+		err = fmt.Errorf("%w: unknown kind %s", ErrUnsupported, p.kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d *array.Data
+	if pt.dict != nil {
+		d = array.NewDataWithDictionary(p.dt, n, pt.bufs, nulls, 0, pt.dict)
+	} else {
+		d = array.NewData(p.dt, n, pt.bufs, pt.children, nulls, 0)
+	}
+	pt.release() // d holds its own references now
+	return d, nil
+}
+
+func hasValidity(k kind) bool {
+	switch k {
+	case kNull, kSparseUnion, kDenseUnion, kRunEnd:
+		return false
+	}
+	return true
+}
+
+// values reads a buffer of n values of width bytes (width 0: bits).
+func (s *decodeState) values(pt *parts, n, width int, what string) error {
+	var b []byte
+	var err error
+	if width == 0 {
+		b, err = s.r.buffer((n+7)/8, 1, what)
+	} else {
+		b, err = s.r.buffer(n, width, what)
+	}
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(b))
+	return nil
+}
+
+func (s *decodeState) child(p *plan, pt *parts, want int) error {
+	c, err := s.node(p, want)
+	if err != nil {
+		return err
+	}
+	pt.children = append(pt.children, c)
+	return nil
+}
+
+// offsets32 reads the n+1 offsets of n rows and checks that they start at
+// 0 and never decrease; it returns them and their last value.
+func (s *decodeState) offsets32(pt *parts, n int) ([]int32, int, error) {
+	b, err := s.r.buffer(n+1, 4, "offsets")
+	if err != nil {
+		return nil, 0, err
+	}
+	offs := int32s(b)
+	last := offs[n]
+	if offs[0] != 0 || !arrowpack.ValidOffsets32(offs, last) {
+		return nil, 0, corruptf("offsets do not start at 0 and never decrease")
+	}
+	pt.bufs = append(pt.bufs, s.buf(b))
+	return offs, int(last), nil
+}
+
+func (s *decodeState) offsets64(pt *parts, n int) ([]int64, int, error) {
+	b, err := s.r.buffer(n+1, 8, "offsets")
+	if err != nil {
+		return nil, 0, err
+	}
+	offs := int64s(b)
+	last := offs[n]
+	if offs[0] != 0 || !arrowpack.ValidOffsets64(offs, last) {
+		return nil, 0, corruptf("offsets do not start at 0 and never decrease")
+	}
+	if last > maxBlockBody {
+		return nil, 0, corruptf("last offset %d is out of range", last)
+	}
+	pt.bufs = append(pt.bufs, s.buf(b))
+	return offs, int(last), nil
+}
+
+// data reads the data buffer of variable-width values, which must end at
+// the last offset, and for strings checks that every value is UTF-8.
+func (s *decodeState) data(p *plan, pt *parts, last int, starts func(yield func(int) bool)) error {
+	b, err := s.r.anyBuffer("data")
+	if err != nil {
+		return err
+	}
+	if len(b) != last {
+		return corruptf("data of %d bytes, the last offset is %d", len(b), last)
+	}
+	if p.utf8 {
+		if err := checkUTF8(b, starts); err != nil {
+			return err
+		}
+	}
+	pt.bufs = append(pt.bufs, s.buf(b))
+	return nil
+}
+
+// checkUTF8 checks that every value of data is valid UTF-8: the whole is,
+// and no value starts inside a character.
+func checkUTF8(data []byte, starts func(yield func(int) bool)) error {
+	if !utf8.Valid(data) {
+		return corruptf("string data is not valid UTF-8")
+	}
+	var bad error
+	starts(func(o int) bool {
+		if o < len(data) && !utf8.RuneStart(data[o]) {
+			bad = corruptf("a string value starts inside a UTF-8 character at byte %d", o)
+			return false
+		}
+		return true
+	})
+	return bad
+}
+
+func (s *decodeState) binary32(p *plan, pt *parts, n int) error {
+	offs, last, err := s.offsets32(pt, n)
+	if err != nil {
+		return err
+	}
+	return s.data(p, pt, last, func(yield func(int) bool) {
+		for _, o := range offs {
+			if !yield(int(o)) {
+				return
+			}
+		}
+	})
+}
+
+func (s *decodeState) binary64(p *plan, pt *parts, n int) error {
+	offs, last, err := s.offsets64(pt, n)
+	if err != nil {
+		return err
+	}
+	return s.data(p, pt, last, func(yield func(int) bool) {
+		for _, o := range offs {
+			if !yield(int(o)) {
+				return
+			}
+		}
+	})
+}
+
+func (s *decodeState) list32(p *plan, pt *parts, n int) error {
+	_, last, err := s.offsets32(pt, n)
+	if err != nil {
+		return err
+	}
+	return s.child(p.children[0], pt, last)
+}
+
+func (s *decodeState) list64(p *plan, pt *parts, n int) error {
+	_, last, err := s.offsets64(pt, n)
+	if err != nil {
+		return err
+	}
+	if last > maxLength {
+		return corruptf("list child of %d values is above the limit of %d", last, maxLength)
+	}
+	return s.child(p.children[0], pt, last)
+}
+
+// views reads n views and the data buffers they point into, and checks
+// every view: inline ones are zero-padded, out-of-line ones lie inside
+// their buffer and carry its first four bytes as their prefix.
+func (s *decodeState) views(p *plan, pt *parts, n int) error {
+	vb, err := s.r.buffer(n, arrow.ViewHeaderSizeBytes, "views")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(vb))
+	at := s.r.pos
+	count, err := s.r.word()
+	if err != nil {
+		return err
+	}
+	// Each buffer takes at least its 8-byte length word.
+	if count > uint64(len(s.r.buf)-s.r.pos)/8 {
+		return corruptf("%d data buffers at byte %d, more than the block can hold", count, at)
+	}
+	data := make([][]byte, count)
+	for i := range data {
+		if data[i], err = s.r.anyBuffer("view data"); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		v := vb[i*16 : i*16+16]
+		l := int32(binary.LittleEndian.Uint32(v))
+		switch {
+		case l < 0:
+			return corruptf("view %d has negative length %d", i, l)
+		case l <= arrow.ViewPrefixLen+8:
+			for _, c := range v[4+l:] {
+				if c != 0 {
+					return corruptf("inline view %d is not zero-padded", i)
+				}
+			}
+			if p.utf8 && !utf8.Valid(v[4:4+l]) {
+				return corruptf("string view %d is not valid UTF-8", i)
+			}
+		default:
+			idx := binary.LittleEndian.Uint32(v[8:])
+			o := binary.LittleEndian.Uint32(v[12:])
+			if uint64(idx) >= count {
+				return corruptf("view %d points into data buffer %d of %d", i, idx, count)
+			}
+			buf := data[idx]
+			if uint64(o)+uint64(l) > uint64(len(buf)) {
+				return corruptf("view %d points to bytes %d..%d of a %d-byte buffer", i, o, uint64(o)+uint64(l), len(buf))
+			}
+			val := buf[o : int(o)+int(l)]
+			if !bytes.Equal(val[:arrow.ViewPrefixLen], v[4:8]) {
+				return corruptf("view %d has a prefix that differs from its data", i)
+			}
+			if p.utf8 && !utf8.Valid(val) {
+				return corruptf("string view %d is not valid UTF-8", i)
+			}
+		}
+	}
+	for _, b := range data {
+		pt.bufs = append(pt.bufs, s.buf(b))
+	}
+	return nil
+}
+
+// listView32 reads offsets and sizes and a child, and checks that every
+// list lies inside the child.
+func (s *decodeState) listView32(p *plan, pt *parts, n int) error {
+	ob, err := s.r.buffer(n, 4, "list view offsets")
+	if err != nil {
+		return err
+	}
+	sb, err := s.r.buffer(n, 4, "list view sizes")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(ob), s.buf(sb))
+	if err := s.child(p.children[0], pt, -1); err != nil {
+		return err
+	}
+	limit := int64(pt.children[0].Len())
+	sizes := int32s(sb)
+	for i, o := range int32s(ob)[:n] {
+		if sz := sizes[i]; o < 0 || sz < 0 || int64(o)+int64(sz) > limit {
+			return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, o, sz, limit)
+		}
+	}
+	return nil
+}
+
+func (s *decodeState) listView64(p *plan, pt *parts, n int) error {
+	ob, err := s.r.buffer(n, 8, "list view offsets")
+	if err != nil {
+		return err
+	}
+	sb, err := s.r.buffer(n, 8, "list view sizes")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(ob), s.buf(sb))
+	if err := s.child(p.children[0], pt, -1); err != nil {
+		return err
+	}
+	limit := int64(pt.children[0].Len())
+	sizes := int64s(sb)
+	for i, o := range int64s(ob)[:n] {
+		// o <= limit and sz <= limit-o keep the sum from overflowing.
+		if sz := sizes[i]; o < 0 || sz < 0 || o > limit || sz > limit-o {
+			return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, o, sz, limit)
+		}
+	}
+	return nil
+}
+
+// union reads type ids (and for dense unions offsets) and the children, and
+// checks every id names a child and every offset lies inside it, in order.
+func (s *decodeState) union(p *plan, pt *parts, n int) error {
+	ids, err := s.r.buffer(n, 1, "union type ids")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(ids))
+	for i, id := range ids {
+		if id > 127 || p.unionChild[id] < 0 {
+			return corruptf("union row %d has type id %d, which names no child", i, int8(id))
+		}
+	}
+	if p.kind == kSparseUnion {
+		for _, c := range p.children {
+			if err := s.child(c, pt, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ob, err := s.r.buffer(n, 4, "union offsets")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(ob))
+	for _, c := range p.children {
+		if err := s.child(c, pt, -1); err != nil {
+			return err
+		}
+	}
+	var next [128]int32 // per child: the smallest offset the next row may have
+	for i, o := range int32s(ob)[:n] {
+		c := p.unionChild[ids[i]]
+		if o < next[c] || int(o) >= pt.children[c].Len() {
+			return corruptf("union row %d has offset %d into child %d of %d values (rows of a child must not go back)", i, o, c, pt.children[c].Len())
+		}
+		next[c] = o
+	}
+	return nil
+}
+
+// dictionary reads the indices and the dictionary, and checks every index of
+// a valid row lies inside the dictionary.
+func (s *decodeState) dictionary(p *plan, pt *parts, n int) error {
+	b, err := s.r.buffer(n, p.width, "dictionary indices")
+	if err != nil {
+		return err
+	}
+	pt.bufs = append(pt.bufs, s.buf(b))
+	dict, err := s.node(p.children[0], -1)
+	if err != nil {
+		return err
+	}
+	pt.dict = dict
+	var valid []byte
+	if pt.bufs[0] != nil {
+		valid = pt.bufs[0].Bytes()
+	}
+	if i, ok := indicesInRange(b, p.width, p.signed, dict.Len(), valid); !ok {
+		return corruptf("dictionary index of row %d is outside the dictionary of %d values", i, dict.Len())
+	}
+	return nil
+}
+
+// indicesInRange reports whether every index of a valid row is in [0, size);
+// if not, it returns the first row that is not.
+func indicesInRange(b []byte, width int, signed bool, size int, valid []byte) (int, bool) {
+	n := len(b) / width
+	for i := range n {
+		var v uint64
+		switch width {
+		case 1:
+			v = uint64(b[i])
+			if signed {
+				v = uint64(int64(int8(b[i])))
+			}
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(b[2*i:]))
+			if signed {
+				v = uint64(int64(int16(v)))
+			}
+		case 4:
+			v = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+			if signed {
+				v = uint64(int64(int32(v)))
+			}
+		default:
+			v = binary.LittleEndian.Uint64(b[8*i:])
+		}
+		// A negative signed index is a huge unsigned one.
+		if v >= uint64(size) && isValid(valid, i) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// runEnds reads the run ends and the values of a run-end encoded array and
+// checks that the run ends are positive, strictly increasing and end at n.
+func (s *decodeState) runEnds(p *plan, pt *parts, n int) error {
+	if err := s.child(p.children[0], pt, -1); err != nil {
+		return err
+	}
+	re := pt.children[0]
+	runs := re.Len()
+	if re.NullN() != 0 {
+		return corruptf("run ends have %d nulls", re.NullN())
+	}
+	if (runs == 0) != (n == 0) {
+		return corruptf("%d runs for %d rows", runs, n)
+	}
+	ends := runEndReader{b: re.Buffers()[1].Bytes(), width: p.width}
+	prev := 0
+	for i := range runs {
+		e := ends.at(i)
+		if e <= prev {
+			return corruptf("run end %d (%d) does not exceed the one before (%d)", i, e, prev)
+		}
+		prev = e
+	}
+	if runs > 0 && prev != n {
+		return corruptf("last run ends at %d, the array has %d rows", prev, n)
+	}
+	return s.child(p.children[1], pt, runs)
+}

@@ -1,0 +1,87 @@
+package codec
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// A Decoder turns blocks back into record batches of one schema. It works
+// out everything that depends only on the schema once, in NewDecoder. A
+// Decoder is safe for concurrent use by many goroutines.
+//
+// Decode never panics and never trusts the block: whatever the bytes, it
+// returns either a batch that is sound all the way down (what
+// array.ValidateRecordFull checks holds) or an error wrapping ErrCorrupt or
+// ErrSchemaMismatch.
+type Decoder struct {
+	schema      *arrow.Schema
+	plans       []*plan
+	fingerprint uint64
+	cfg         config
+}
+
+// NewDecoder returns a Decoder for blocks of schema. It fails with an error
+// wrapping ErrUnsupported if a field's type cannot be decoded.
+func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
+	if !littleEndian {
+		return nil, fmt.Errorf("%w: big-endian platforms", ErrUnsupported)
+	}
+	plans, err := newPlans(schema)
+	if err != nil {
+		return nil, fmt.Errorf("arrowpack: NewDecoder: %w", err)
+	}
+	return &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: newConfig(opts)}, nil
+}
+
+// Schema returns the schema the Decoder was made for, which every decoded
+// batch carries.
+func (d *Decoder) Schema() *arrow.Schema { return d.schema }
+
+// Decode returns the batch held in block, which must be exactly one block as
+// Encoder.Append wrote it. The caller releases the batch.
+//
+// Without WithAllocator the batch's arrays alias block (zero-copy): block
+// must stay unmodified while the batch is in use. If block does not start
+// 8-byte aligned in memory it is copied once first. With WithAllocator every
+// buffer is copied into memory from that allocator and the batch owns it.
+func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
+	h, err := parseHeader(block)
+	if err != nil {
+		return nil, err
+	}
+	if h.fingerprint != d.fingerprint {
+		return nil, fmt.Errorf("%w: block fingerprint %#016x, the decoder's schema %#016x", ErrSchemaMismatch, h.fingerprint, d.fingerprint)
+	}
+	if h.compression != None {
+		return nil, fmt.Errorf("%w: compression %s is not implemented yet", ErrUnsupported, h.compression)
+	}
+	if d.cfg.mem == nil && !aligned(block) {
+		words := make([]uint64, (len(block)+7)/8)
+		b := unsafeBytes(words)[:len(block)]
+		copy(b, block)
+		block = b
+	}
+	s := decodeState{r: reader{buf: block, pos: headerSize}, mem: d.cfg.mem}
+	cols := make([]arrow.Array, len(d.plans))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, p := range d.plans {
+		data, err := s.node(p, h.rows)
+		if err != nil {
+			return nil, fmt.Errorf("column %d (%s): %w", i, d.schema.Field(i).Name, err)
+		}
+		cols[i] = array.MakeFromData(data)
+		data.Release()
+	}
+	if s.r.pos != len(block) {
+		return nil, corruptf("%d bytes after the last column", len(block)-s.r.pos)
+	}
+	return array.NewRecordBatch(d.schema, cols, int64(h.rows)), nil
+}

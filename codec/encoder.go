@@ -1,0 +1,130 @@
+package codec
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// An Encoder writes record batches of one schema as blocks. It works out
+// everything that depends only on the schema once, in NewEncoder; a block
+// then carries no schema, only a fingerprint of it. An Encoder is safe for
+// concurrent use by many goroutines.
+type Encoder struct {
+	schema      *arrow.Schema
+	plans       []*plan
+	fingerprint uint64
+	cfg         config
+	scratch     sync.Pool // *[]uint64: aligned room for blocks whose destination is not
+}
+
+// NewEncoder returns an Encoder for batches of schema. It fails with an
+// error wrapping ErrUnsupported if a field's type cannot be encoded or an
+// option is not supported.
+func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
+	if !littleEndian {
+		return nil, fmt.Errorf("%w: big-endian platforms", ErrUnsupported)
+	}
+	plans, err := newPlans(schema)
+	if err != nil {
+		return nil, fmt.Errorf("arrowpack: NewEncoder: %w", err)
+	}
+	cfg := newConfig(opts)
+	if cfg.compression != None {
+		return nil, fmt.Errorf("%w: compression %s is not implemented yet", ErrUnsupported, cfg.compression)
+	}
+	return &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}, nil
+}
+
+// Schema returns the schema the Encoder was made for.
+func (e *Encoder) Schema() *arrow.Schema { return e.schema }
+
+// Append encodes rec as one block appended to dst and returns the extended
+// slice. When dst has room for the block, Append allocates nothing. A batch
+// whose schema differs from the Encoder's is refused with an error wrapping
+// ErrSchemaMismatch. Sliced arrays are written as the slice alone, at every
+// level of nesting.
+func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) (_ []byte, err error) {
+	if err := e.checkSchema(rec.Schema()); err != nil {
+		return dst, err
+	}
+	rows := rec.NumRows()
+	if rows > maxLength {
+		return dst, fmt.Errorf("%w: batch of %d rows; a block holds at most %d", ErrUnsupported, rows, maxLength)
+	}
+	// A batch that breaks Arrow's invariants (offsets past the end of
+	// its data, say) makes the encoder slice out of range; report that as
+	// an error rather than crash the caller.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrInvalidBatch, r)
+		}
+	}()
+	cols := rec.Columns()
+	for i, c := range cols {
+		if c.Len() != int(rows) {
+			return dst, fmt.Errorf("%w: column %d has %d rows, the batch %d", ErrInvalidBatch, i, c.Len(), rows)
+		}
+	}
+	counter := writer{}
+	e.body(&counter, cols)
+	size := headerSize + counter.pos
+
+	start := len(dst)
+	dst = slices.Grow(dst, size)[:start+size]
+	block := dst[start:]
+	if aligned(block) {
+		e.write(block, cols, int(rows))
+		return dst, nil
+	}
+	// Typed writes need an 8-byte aligned block: write it elsewhere and
+	// copy it in.
+	sp, _ := e.scratch.Get().(*[]uint64)
+	if sp == nil || len(*sp)*8 < size {
+		s := make([]uint64, (size+7)/8)
+		sp = &s
+	}
+	tmp := unsafeBytes(*sp)[:size]
+	e.write(tmp, cols, int(rows))
+	copy(block, tmp)
+	e.scratch.Put(sp)
+	return dst, nil
+}
+
+func (e *Encoder) write(block []byte, cols []arrow.Array, rows int) {
+	h := header{compression: None, fingerprint: e.fingerprint, rows: rows,
+		stored: len(block) - headerSize, raw: len(block) - headerSize}
+	h.put(block)
+	w := writer{buf: block, pos: headerSize}
+	e.body(&w, cols)
+	if w.pos != len(block) {
+		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), w.pos))
+	}
+}
+
+func (e *Encoder) body(w *writer, cols []arrow.Array) {
+	for i, p := range e.plans {
+		d := cols[i].Data()
+		encodeNode(w, p, d, d.Offset(), d.Len())
+	}
+}
+
+// checkSchema reports whether batches of s can be encoded by e: the same
+// field names, nullability and types.
+func (e *Encoder) checkSchema(s *arrow.Schema) error {
+	if s == e.schema {
+		return nil
+	}
+	if s.NumFields() != e.schema.NumFields() {
+		return fmt.Errorf("%w: batch has %d fields, the encoder's schema %d", ErrSchemaMismatch, s.NumFields(), e.schema.NumFields())
+	}
+	for i := range e.schema.NumFields() {
+		f, g := s.Field(i), e.schema.Field(i)
+		if f.Name != g.Name || f.Nullable != g.Nullable || !arrow.TypeEqual(f.Type, g.Type) {
+			return fmt.Errorf("%w: field %d is %s, the encoder's schema has %s", ErrSchemaMismatch, i, f, g)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// The block header: 40 bytes, little-endian.
+//
+//	0  [4]byte  magic "APK1"
+//	4  uint8    format version (1)
+//	5  uint8    compression of the body (None, LZ4, Zstd)
+//	6  uint16   flags, zero
+//	8  uint64   schema fingerprint
+//	16 uint64   number of rows
+//	24 uint64   stored body length: the bytes after the header
+//	32 uint64   raw body length: the body's length once decompressed
+const (
+	headerSize    = 40
+	formatVersion = 1
+)
+
+var magic = [4]byte{'A', 'P', 'K', '1'}
+
+type header struct {
+	compression Compression
+	fingerprint uint64
+	rows        int
+	stored      int
+	raw         int
+}
+
+func (h *header) put(b []byte) {
+	copy(b, magic[:])
+	b[4] = formatVersion
+	b[5] = byte(h.compression)
+	binary.LittleEndian.PutUint16(b[6:], 0)
+	binary.LittleEndian.PutUint64(b[8:], h.fingerprint)
+	binary.LittleEndian.PutUint64(b[16:], uint64(h.rows))
+	binary.LittleEndian.PutUint64(b[24:], uint64(h.stored))
+	binary.LittleEndian.PutUint64(b[32:], uint64(h.raw))
+}
+
+// parseHeader reads and checks the header of block, which must hold exactly
+// one block.
+func parseHeader(block []byte) (header, error) {
+	var h header
+	if len(block) < headerSize {
+		return h, corruptf("block of %d bytes is shorter than its %d-byte header", len(block), headerSize)
+	}
+	if [4]byte(block[:4]) != magic {
+		return h, corruptf("bad magic %q, want %q", block[:4], magic[:])
+	}
+	if block[4] != formatVersion {
+		return h, corruptf("format version %d, this library reads %d", block[4], formatVersion)
+	}
+	h.compression = Compression(block[5])
+	if h.compression > Zstd {
+		return h, corruptf("unknown compression %d", block[5])
+	}
+	if f := binary.LittleEndian.Uint16(block[6:]); f != 0 {
+		return h, corruptf("unknown flags %#x", f)
+	}
+	h.fingerprint = binary.LittleEndian.Uint64(block[8:])
+	rows := binary.LittleEndian.Uint64(block[16:])
+	stored := binary.LittleEndian.Uint64(block[24:])
+	raw := binary.LittleEndian.Uint64(block[32:])
+	if rows > maxLength {
+		return h, corruptf("%d rows is above the limit of %d", rows, maxLength)
+	}
+	if stored != uint64(len(block)-headerSize) {
+		return h, corruptf("header says the body is %d bytes, the block holds %d", stored, len(block)-headerSize)
+	}
+	if h.compression == None && raw != stored {
+		return h, corruptf("uncompressed body of %d bytes says its raw length is %d", stored, raw)
+	}
+	if raw%8 != 0 || raw > maxBlockBody {
+		return h, corruptf("raw body length %d is not a multiple of 8 at most %d", raw, maxBlockBody)
+	}
+	h.rows, h.stored, h.raw = int(rows), int(stored), int(raw)
+	return h, nil
+}
+
+// maxBlockBody bounds a block's raw body so that its length fits an int on
+// every platform.
+const maxBlockBody = math.MaxInt &^ 7
+
+func (h header) String() string {
+	return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", h.rows, h.stored, h.compression, h.raw)
+}

@@ -1,0 +1,62 @@
+package codec
+
+import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Compression names the codec that compresses a block's body.
+type Compression uint8
+
+// The compressions a block can carry. The value is stored in the block
+// header, so the numbers never change.
+const (
+	None Compression = 0 // the body is stored as it is
+	LZ4  Compression = 1 // LZ4 block format (github.com/pierrec/lz4/v4)
+	Zstd Compression = 2 // Zstandard (github.com/klauspost/compress/zstd)
+)
+
+// String returns the compression's name: "none", "lz4" or "zstd".
+func (c Compression) String() string {
+	switch c {
+	case None:
+		return "none"
+	case LZ4:
+		return "lz4"
+	case Zstd:
+		return "zstd"
+	}
+	return "compression(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Option configures an Encoder, a Decoder, a Writer or a Reader.
+type Option func(*config)
+
+type config struct {
+	compression Compression
+	mem         memory.Allocator // nil: decode aliases the block
+}
+
+// WithCompression makes an Encoder or Writer compress each block's body with
+// c. Decoders and Readers read the compression from each block and need no
+// option.
+func WithCompression(c Compression) Option {
+	return func(cfg *config) { cfg.compression = c }
+}
+
+// WithAllocator makes Decode copy every buffer into memory allocated from
+// mem, so that the decoded batch owns its bytes and the block can be reused
+// at once. Without it, decoded arrays alias the block, which must then stay
+// unmodified for as long as the batch is in use.
+func WithAllocator(mem memory.Allocator) Option {
+	return func(cfg *config) { cfg.mem = mem }
+}
+
+func newConfig(opts []Option) config {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}

@@ -1,0 +1,248 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// kind is the physical layout of one array node: what buffers and children
+// it has on the wire. Arrow types that share a layout share a kind.
+type kind uint8
+
+const (
+	kNull          kind = iota // no buffers
+	kBool                      // validity, bit-packed values
+	kFixed                     // validity, width bytes per value
+	kBinary                    // validity, 32-bit offsets, data
+	kLargeBinary               // validity, 64-bit offsets, data
+	kView                      // validity, 16-byte views, data buffers
+	kList                      // validity, 32-bit offsets, child (list, map)
+	kLargeList                 // validity, 64-bit offsets, child
+	kFixedList                 // validity, child of length*width
+	kListView                  // validity, 32-bit offsets and sizes, child
+	kLargeListView             // validity, 64-bit offsets and sizes, child
+	kStruct                    // validity, children
+	kSparseUnion               // type ids, children
+	kDenseUnion                // type ids, 32-bit offsets, children
+	kDict                      // validity, indices of width bytes, dictionary
+	kRunEnd                    // run ends child, values child
+)
+
+// plan is what an Encoder or Decoder knows of one node of the schema's type
+// tree, worked out once when it is made.
+type plan struct {
+	kind   kind
+	dt     arrow.DataType // the type decoded arrays carry (extension types included)
+	width  int            // kFixed: bytes per value; kFixedList: list size; kDict: index bytes; kRunEnd: run end bytes
+	utf8   bool           // string data: decode checks it is valid UTF-8
+	signed bool           // kDict: the indices are signed
+	// children: the child nodes in wire order. kDict: the dictionary's
+	// values; kRunEnd: run ends, then values.
+	children []*plan
+	// unionChild maps a union type code to the index of its child, or -1.
+	unionChild *[128]int8
+}
+
+// maxDepth bounds the nesting of a schema's types.
+const maxDepth = 64
+
+// newPlans builds the plan of every field of schema.
+func newPlans(schema *arrow.Schema) ([]*plan, error) {
+	if schema == nil {
+		return nil, fmt.Errorf("%w: nil schema", ErrUnsupported)
+	}
+	plans := make([]*plan, schema.NumFields())
+	for i, f := range schema.Fields() {
+		p, err := newPlan(f.Type, 0)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		plans[i] = p
+	}
+	return plans, nil
+}
+
+func newPlan(dt arrow.DataType, depth int) (*plan, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%w: types nested deeper than %d", ErrUnsupported, maxDepth)
+	}
+	p := &plan{dt: dt}
+	// Extension types travel as their storage; the plan keeps the
+	// extension type so decoded arrays carry it.
+	layout := dt
+	for layout.ID() == arrow.EXTENSION {
+		layout = layout.(arrow.ExtensionType).StorageType()
+	}
+	child := func(t arrow.DataType) error {
+		c, err := newPlan(t, depth+1)
+		if err != nil {
+			return err
+		}
+		p.children = append(p.children, c)
+		return nil
+	}
+	switch t := layout.(type) {
+	case *arrow.NullType:
+		p.kind = kNull
+	case *arrow.BooleanType:
+		p.kind = kBool
+	case *arrow.StringType:
+		p.kind, p.utf8 = kBinary, true
+	case *arrow.BinaryType:
+		p.kind = kBinary
+	case *arrow.LargeStringType:
+		p.kind, p.utf8 = kLargeBinary, true
+	case *arrow.LargeBinaryType:
+		p.kind = kLargeBinary
+	case *arrow.StringViewType:
+		p.kind, p.utf8 = kView, true
+	case *arrow.BinaryViewType:
+		p.kind = kView
+	case *arrow.ListType:
+		p.kind = kList
+		return p, child(t.Elem())
+	case *arrow.MapType:
+		p.kind = kList
+		return p, child(t.Elem())
+	case *arrow.LargeListType:
+		p.kind = kLargeList
+		return p, child(t.Elem())
+	case *arrow.FixedSizeListType:
+		p.kind, p.width = kFixedList, int(t.Len())
+		if t.Len() < 0 {
+			return nil, fmt.Errorf("%w: %s with a negative size", ErrUnsupported, dt)
+		}
+		return p, child(t.Elem())
+	case *arrow.ListViewType:
+		p.kind = kListView
+		return p, child(t.Elem())
+	case *arrow.LargeListViewType:
+		p.kind = kLargeListView
+		return p, child(t.Elem())
+	case *arrow.StructType:
+		p.kind = kStruct
+		for _, f := range t.Fields() {
+			if err := child(f.Type); err != nil {
+				return nil, err
+			}
+		}
+	case arrow.UnionType:
+		p.kind = kSparseUnion
+		if t.Mode() == arrow.DenseMode {
+			p.kind = kDenseUnion
+		}
+		var m [128]int8
+		for i := range m {
+			m[i] = -1
+		}
+		for i, code := range t.TypeCodes() {
+			if code < 0 || i > 127 {
+				return nil, fmt.Errorf("%w: %s has type code %d", ErrUnsupported, dt, code)
+			}
+			m[code] = int8(i)
+		}
+		p.unionChild = &m
+		for _, f := range t.Fields() {
+			if err := child(f.Type); err != nil {
+				return nil, err
+			}
+		}
+	case *arrow.DictionaryType:
+		p.kind = kDict
+		iw, ok := t.IndexType.(arrow.FixedWidthDataType)
+		if !ok || !arrow.IsInteger(t.IndexType.ID()) {
+			return nil, fmt.Errorf("%w: dictionary index type %s", ErrUnsupported, t.IndexType)
+		}
+		p.width = iw.BitWidth() / 8
+		p.signed = arrow.IsSignedInteger(t.IndexType.ID())
+		return p, child(t.ValueType)
+	case *arrow.RunEndEncodedType:
+		p.kind = kRunEnd
+		re, ok := t.RunEnds().(arrow.FixedWidthDataType)
+		if !ok || !arrow.IsInteger(t.RunEnds().ID()) {
+			return nil, fmt.Errorf("%w: run end type %s", ErrUnsupported, t.RunEnds())
+		}
+		p.width = re.BitWidth() / 8
+		if err := child(t.RunEnds()); err != nil {
+			return nil, err
+		}
+		return p, child(t.Encoded())
+	case arrow.FixedWidthDataType:
+		// Numbers, decimals, dates, times, timestamps, durations,
+		// intervals, float16, fixed_size_binary.
+		bits := t.BitWidth()
+		if bits <= 0 || bits%8 != 0 {
+			return nil, fmt.Errorf("%w: fixed-width type %s of %d bits", ErrUnsupported, dt, bits)
+		}
+		p.kind, p.width = kFixed, bits/8
+	default:
+		return nil, fmt.Errorf("%w: type %s", ErrUnsupported, dt)
+	}
+	return p, nil
+}
+
+// fingerprint returns a 64-bit hash of what makes a schema's blocks
+// readable: field names, nullability and types, extension names and their
+// serialized metadata. Schema-level and field metadata are not part of it.
+func fingerprint(schema *arrow.Schema) uint64 {
+	h := fnv.New64a()
+	for _, f := range schema.Fields() {
+		writeField(h, f)
+	}
+	return h.Sum64()
+}
+
+type stringWriter interface {
+	Write(p []byte) (int, error)
+}
+
+func writeField(h stringWriter, f arrow.Field) {
+	writeString(h, f.Name)
+	if f.Nullable {
+		writeString(h, "n")
+	} else {
+		writeString(h, "N")
+	}
+	writeType(h, f.Type)
+}
+
+// writeType hashes dt. Type fingerprints cover everything but extension
+// names and nested field names for some types, which are added here.
+func writeType(h stringWriter, dt arrow.DataType) {
+	writeString(h, dt.Fingerprint())
+	writeString(h, dt.String())
+	if ext, ok := dt.(arrow.ExtensionType); ok {
+		writeString(h, ext.ExtensionName())
+		writeString(h, ext.Serialize())
+		writeType(h, ext.StorageType())
+	}
+	if nt, ok := dt.(arrow.NestedType); ok {
+		for _, f := range nt.Fields() {
+			writeField(h, f)
+		}
+	}
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		writeType(h, d.ValueType)
+	}
+}
+
+func writeString(h stringWriter, s string) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	h.Write(n[:])
+	h.Write([]byte(s))
+}
+
+func (k kind) String() string {
+	names := [...]string{"null", "bool", "fixed", "binary", "large_binary", "view", "list",
+		"large_list", "fixed_list", "list_view", "large_list_view", "struct", "sparse_union",
+		"dense_union", "dictionary", "run_end"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}

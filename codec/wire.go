@@ -1,0 +1,187 @@
+package codec
+
+import (
+	"encoding/binary"
+	"github.com/arrowpack/arrowpack"
+	"math"
+	"unsafe"
+)
+
+// The wire primitives. A block is a sequence of 8-byte little-endian words
+// and buffers; a buffer is a word holding its byte length, then its bytes,
+// then zero padding to the next multiple of 8. Every buffer therefore starts
+// 8-byte aligned relative to the block start.
+
+// maxLength bounds every array length in a block. Lengths above it are
+// refused on both sides, so that int arithmetic on lengths and byte sizes
+// never overflows, on 32-bit platforms too.
+const maxLength = math.MaxInt32
+
+// pad8 rounds n up to a multiple of 8.
+func pad8(n int) int { return (n + 7) &^ 7 }
+
+// bufferSize is the number of bytes a buffer of n bytes takes on the wire.
+func bufferSize(n int) int { return 8 + pad8(n) }
+
+// writer fills a block whose size was computed beforehand; it never grows.
+// A writer with a nil buf only counts: it advances pos and writes nothing,
+// which is how an Encoder sizes a block before writing it.
+type writer struct {
+	buf []byte
+	pos int
+}
+
+func (w *writer) counting() bool { return w.buf == nil }
+
+func (w *writer) word(v uint64) {
+	if !w.counting() {
+		binary.LittleEndian.PutUint64(w.buf[w.pos:], v)
+	}
+	w.pos += 8
+}
+
+// reserve writes the length word of an n-byte buffer, zeroes its padding and
+// returns its n bytes for the caller to fill (nil when counting).
+func (w *writer) reserve(n int) []byte {
+	w.word(uint64(n))
+	start := w.pos
+	w.pos += pad8(n)
+	if w.counting() {
+		return nil
+	}
+	clear(w.buf[start+n : w.pos])
+	return w.buf[start : start+n : start+n]
+}
+
+// bytes writes b as a buffer.
+func (w *writer) bytes(b []byte) {
+	copy(w.reserve(len(b)), b)
+}
+
+// bits writes bits [off, off+n) of src as a buffer starting at bit 0.
+func (w *writer) bits(src []byte, off, n int) {
+	if dst := w.reserve((n + 7) / 8); dst != nil {
+		arrowpack.CopyBits(dst, src, off, n)
+	}
+}
+
+// offsets32 writes src rebased to start at 0.
+func (w *writer) offsets32(src []int32) {
+	if dst := w.reserve(4 * len(src)); dst != nil {
+		arrowpack.RebaseOffsets32(int32s(dst), src, src[0])
+	}
+}
+
+// offsets64 writes src rebased to start at 0.
+func (w *writer) offsets64(src []int64) {
+	if dst := w.reserve(8 * len(src)); dst != nil {
+		arrowpack.RebaseOffsets64(int64s(dst), src, src[0])
+	}
+}
+
+// reader walks a block. Every length it reads is checked against the bytes
+// left before anything is sliced or allocated from it.
+type reader struct {
+	buf []byte
+	pos int
+}
+
+func (r *reader) word() (uint64, error) {
+	if len(r.buf)-r.pos < 8 {
+		return 0, corruptf("truncated at byte %d: want an 8-byte word, %d bytes left", r.pos, len(r.buf)-r.pos)
+	}
+	v := binary.LittleEndian.Uint64(r.buf[r.pos:])
+	r.pos += 8
+	return v, nil
+}
+
+// length reads an array length and checks it against maxLength.
+func (r *reader) length() (int, error) {
+	at := r.pos
+	v, err := r.word()
+	if err != nil {
+		return 0, err
+	}
+	if v > maxLength {
+		return 0, corruptf("length %d at byte %d is above the limit of %d", v, at, maxLength)
+	}
+	return int(v), nil
+}
+
+// buffer reads a buffer that must hold count values of width bytes each.
+func (r *reader) buffer(count, width int, what string) ([]byte, error) {
+	at := r.pos
+	b, err := r.anyBuffer(what)
+	if err != nil {
+		return nil, err
+	}
+	if want := uint64(count) * uint64(width); uint64(len(b)) != want {
+		return nil, corruptf("%s at byte %d holds %d bytes, want %d", what, at, len(b), want)
+	}
+	return b, nil
+}
+
+// anyBuffer reads a buffer of whatever length it says, if the block holds it.
+func (r *reader) anyBuffer(what string) ([]byte, error) {
+	at := r.pos
+	v, err := r.word()
+	if err != nil {
+		return nil, err
+	}
+	left := uint64(len(r.buf) - r.pos)
+	if v > left {
+		return nil, corruptf("%s at byte %d says %d bytes, %d left", what, at, v, left)
+	}
+	n := int(v)
+	b := r.buf[r.pos : r.pos+n : r.pos+n]
+	r.pos += n
+	if p := pad8(n) - n; p > 0 {
+		if len(r.buf)-r.pos < p {
+			return nil, corruptf("%s at byte %d: padding truncated", what, at)
+		}
+		r.pos += p
+	}
+	return b, nil
+}
+
+// The casts below view a buffer as typed values. Buffers start 8-byte
+// aligned in memory: writers and readers check the block start, and every
+// buffer starts at a multiple of 8 from it.
+
+func int32s(b []byte) []int32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+func int64s(b []byte) []int64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+func int16s(b []byte) []int16 {
+	if len(b) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+}
+
+// aligned reports whether b starts at an address that is a multiple of 8.
+func aligned(b []byte) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0
+}
+
+// littleEndian reports whether this machine stores integers little-endian,
+// as blocks do.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// unsafeBytes views words as bytes; the result is 8-byte aligned.
+func unsafeBytes(words []uint64) []byte {
+	if len(words) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words))
+}
