@@ -3,8 +3,16 @@ module github.com/arrowpack/arrowpack
 go 1.26.0
 
 require (
-	github.com/apache/arrow-go/v18 v18.8.0 // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
-	github.com/pierrec/lz4/v4 v4.1.33 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/klauspost/compress v1.20.4
+	github.com/pierrec/lz4/v4 v4.1.33
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/goccy/go-json v0.10.6 // indirect
+	github.com/google/flatbuffers v25.12.19+incompatible // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 )

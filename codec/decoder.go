@@ -20,6 +20,7 @@ type Decoder struct {
 	plans       []*plan
 	fingerprint uint64
 	cfg         config
+	decompress  *decompressor
 }
 
 // NewDecoder returns a Decoder for blocks of schema. It fails with an error
@@ -32,7 +33,9 @@ func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arrowpack: NewDecoder: %w", err)
 	}
-	return &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: newConfig(opts)}, nil
+	cfg := newConfig(opts)
+	return &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
+		decompress: &decompressor{maxBlock: cfg.maxBlock}}, nil
 }
 
 // Schema returns the schema the Decoder was made for, which every decoded
@@ -44,8 +47,10 @@ func (d *Decoder) Schema() *arrow.Schema { return d.schema }
 //
 // Without WithAllocator the batch's arrays alias block (zero-copy): block
 // must stay unmodified while the batch is in use. If block does not start
-// 8-byte aligned in memory it is copied once first. With WithAllocator every
-// buffer is copied into memory from that allocator and the batch owns it.
+// 8-byte aligned in memory it is copied once first; a compressed block is
+// decompressed into new memory, which the arrays alias instead. With
+// WithAllocator every buffer is copied into memory from that allocator and
+// the batch owns it.
 func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
 	h, err := parseHeader(block)
 	if err != nil {
@@ -55,9 +60,10 @@ func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("%w: block fingerprint %#016x, the decoder's schema %#016x", ErrSchemaMismatch, h.fingerprint, d.fingerprint)
 	}
 	if h.compression != None {
-		return nil, fmt.Errorf("%w: compression %s is not implemented yet", ErrUnsupported, h.compression)
-	}
-	if d.cfg.mem == nil && !aligned(block) {
+		if block, err = d.decompress.decompress(block, h); err != nil {
+			return nil, err
+		}
+	} else if !aligned(block) {
 		words := make([]uint64, (len(block)+7)/8)
 		b := unsafeBytes(words)[:len(block)]
 		copy(b, block)

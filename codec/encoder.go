@@ -17,7 +17,8 @@ type Encoder struct {
 	plans       []*plan
 	fingerprint uint64
 	cfg         config
-	scratch     sync.Pool // *[]uint64: aligned room for blocks whose destination is not
+	scratch     sync.Pool   // *[]uint64: aligned room for raw blocks
+	compressor  *compressor // nil without compression
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -31,11 +32,13 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arrowpack: NewEncoder: %w", err)
 	}
-	cfg := newConfig(opts)
-	if cfg.compression != None {
-		return nil, fmt.Errorf("%w: compression %s is not implemented yet", ErrUnsupported, cfg.compression)
+	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: newConfig(opts)}
+	if e.cfg.compression != None {
+		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level); err != nil {
+			return nil, fmt.Errorf("arrowpack: NewEncoder: %w", err)
+		}
 	}
-	return &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}, nil
+	return e, nil
 }
 
 // Schema returns the schema the Encoder was made for.
@@ -71,6 +74,9 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) (_ []byte, err error
 	counter := writer{}
 	e.body(&counter, cols)
 	size := headerSize + counter.pos
+	if e.compressor != nil {
+		return e.appendCompressed(dst, cols, int(rows), size), nil
+	}
 
 	start := len(dst)
 	dst = slices.Grow(dst, size)[:start+size]
@@ -81,16 +87,45 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) (_ []byte, err error
 	}
 	// Typed writes need an 8-byte aligned block: write it elsewhere and
 	// copy it in.
+	sp, tmp := e.rawBuffer(size)
+	e.write(tmp, cols, int(rows))
+	copy(block, tmp)
+	e.scratch.Put(sp)
+	return dst, nil
+}
+
+// rawBuffer returns size bytes of 8-byte aligned memory, and the pooled
+// buffer to give back to e.scratch.
+func (e *Encoder) rawBuffer(size int) (*[]uint64, []byte) {
 	sp, _ := e.scratch.Get().(*[]uint64)
 	if sp == nil || len(*sp)*8 < size {
 		s := make([]uint64, (size+7)/8)
 		sp = &s
 	}
-	tmp := unsafeBytes(*sp)[:size]
-	e.write(tmp, cols, int(rows))
-	copy(block, tmp)
-	e.scratch.Put(sp)
-	return dst, nil
+	return sp, unsafeBytes(*sp)[:size]
+}
+
+// appendCompressed writes the raw block of size bytes aside, compresses its
+// body and appends the compressed block to dst, or the raw block if
+// compressing does not make it smaller.
+func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size int) []byte {
+	sp, raw := e.rawBuffer(size)
+	defer e.scratch.Put(sp)
+	e.write(raw, cols, rows)
+	bp, z := e.compressor.compress(raw[headerSize:])
+	defer e.compressor.release(bp)
+	stored := 8 + pad8(len(z))
+	if z == nil || stored >= size-headerSize {
+		return append(dst, raw...)
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, headerSize+stored)[:start+headerSize+stored]
+	h := header{compression: e.cfg.compression, fingerprint: e.fingerprint, rows: rows,
+		stored: stored, raw: size - headerSize}
+	h.put(dst[start:])
+	w := writer{buf: dst[start:], pos: headerSize}
+	w.bytes(z)
+	return dst
 }
 
 func (e *Encoder) write(block []byte, cols []arrow.Array, rows int) {

@@ -35,14 +35,34 @@ type Option func(*config)
 
 type config struct {
 	compression Compression
+	level       int
+	maxBlock    int
 	mem         memory.Allocator // nil: decode aliases the block
 }
+
+// DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
+// unless WithMaxBlockSize says otherwise.
+const DefaultMaxBlockSize = 256 << 20
 
 // WithCompression makes an Encoder or Writer compress each block's body with
 // c. Decoders and Readers read the compression from each block and need no
 // option.
 func WithCompression(c Compression) Option {
 	return func(cfg *config) { cfg.compression = c }
+}
+
+// WithCompressionLevel sets the compression level: for zstd the zstd level
+// (1 fastest .. 22 smallest; 0 the library's default), for LZ4 a level above
+// 0 selects the high-compression compressor with that depth (1..9).
+func WithCompressionLevel(level int) Option {
+	return func(cfg *config) { cfg.level = level }
+}
+
+// WithMaxBlockSize caps the size of a block body, once decompressed, that a
+// Decoder or Reader accepts, and so the memory a length read from the input
+// can make it allocate. The default is DefaultMaxBlockSize.
+func WithMaxBlockSize(n int) Option {
+	return func(cfg *config) { cfg.maxBlock = n }
 }
 
 // WithAllocator makes Decode copy every buffer into memory allocated from
@@ -54,7 +74,7 @@ func WithAllocator(mem memory.Allocator) Option {
 }
 
 func newConfig(opts []Option) config {
-	var cfg config
+	cfg := config{maxBlock: DefaultMaxBlockSize}
 	for _, o := range opts {
 		o(&cfg)
 	}
