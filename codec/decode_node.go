@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,8 +15,9 @@ import (
 
 // decodeState walks one block's body.
 type decodeState struct {
-	r   reader
-	mem memory.Allocator // nil: buffers alias the block
+	r      reader
+	mem    memory.Allocator // nil: buffers alias the block
+	parent *memory.Buffer   // if not nil, the buffer r.buf is the bytes of
 }
 
 // parts holds what one node has built so far, so that it can be released
@@ -43,7 +45,14 @@ func (pt *parts) release() {
 // buf turns bytes of the block into a buffer of the decoded batch: the bytes
 // themselves, or a copy from the allocator.
 func (s *decodeState) buf(b []byte) *memory.Buffer {
-	if s.mem == nil || len(b) == 0 {
+	if len(b) == 0 {
+		return memory.NewBufferBytes(nil)
+	}
+	if s.mem == nil {
+		if s.parent != nil {
+			off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.r.buf))))
+			return memory.SliceBuffer(s.parent, off, len(b))
+		}
 		return memory.NewBufferBytes(b)
 	}
 	m := memory.NewResizableBuffer(s.mem)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // A Decoder turns blocks back into record batches of one schema. It works
@@ -52,6 +53,20 @@ func (d *Decoder) Schema() *arrow.Schema { return d.schema }
 // WithAllocator every buffer is copied into memory from that allocator and
 // the batch owns it.
 func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
+	return d.decode(block, nil)
+}
+
+// DecodeBuffer is Decode for a block held in a reference-counted buffer:
+// the decoded arrays alias the block by slices of buf that retain it, so
+// buf's memory stays in use exactly as long as some array of the batch
+// does. The caller keeps its own reference to buf and releases it as usual.
+func (d *Decoder) DecodeBuffer(buf *memory.Buffer) (arrow.RecordBatch, error) {
+	return d.decode(buf.Bytes(), buf)
+}
+
+// decode decodes block; parent, if not nil, is the buffer block is the
+// bytes of.
+func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch, error) {
 	h, err := parseHeader(block)
 	if err != nil {
 		return nil, err
@@ -63,13 +78,14 @@ func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
 		if block, err = d.decompress.decompress(block, h); err != nil {
 			return nil, err
 		}
+		parent = nil
 	} else if !aligned(block) {
 		words := make([]uint64, (len(block)+7)/8)
 		b := unsafeBytes(words)[:len(block)]
 		copy(b, block)
-		block = b
+		block, parent = b, nil
 	}
-	s := decodeState{r: reader{buf: block, pos: headerSize}, mem: d.cfg.mem}
+	s := decodeState{r: reader{buf: block, pos: headerSize}, mem: d.cfg.mem, parent: parent}
 	cols := make([]arrow.Array, len(d.plans))
 	defer func() {
 		for _, c := range cols {

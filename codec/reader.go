@@ -1,0 +1,244 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// A Reader reads the record batches of an arrowpack stream, or of several
+// streams of one schema written one after another (a spill file appended to,
+// say). Truncation, a bad checksum or any corruption ends the reading with
+// an error wrapping ErrCorrupt that says which; the Reader never panics and
+// never allocates more than WithMaxBlockSize (plus the frame) from a length
+// it read. A Reader is not safe for concurrent use.
+type Reader struct {
+	r      io.Reader
+	cfg    config
+	schema *arrow.Schema
+	dec    *Decoder
+	pool   *blockPool
+	rec    arrow.RecordBatch
+	err    error
+	blocks uint64 // blocks read in the current stream
+	done   bool
+}
+
+// NewReader reads the stream header from r and returns a Reader for the
+// stream's batches. Options are the Decoder's (WithAllocator,
+// WithMaxBlockSize).
+func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
+	rd := &Reader{r: r, cfg: newConfig(opts), pool: &blockPool{}}
+	schema, err := rd.readStreamHeader(nil)
+	if err != nil {
+		return nil, err
+	}
+	rd.schema = schema
+	if rd.dec, err = NewDecoder(schema, opts...); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Schema returns the stream's schema.
+func (r *Reader) Schema() *arrow.Schema { return r.schema }
+
+// Next advances to the next batch and reports whether there is one. At the
+// end of the input, or on an error, it returns false; Err tells which.
+func (r *Reader) Next() bool {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.err != nil || r.done {
+		return false
+	}
+	for {
+		rec, err := r.next()
+		if err != nil {
+			if err != io.EOF {
+				r.err = err
+			} else {
+				r.done = true
+			}
+			return false
+		}
+		if rec != nil {
+			r.rec = rec
+			return true
+		}
+	}
+}
+
+// RecordBatch returns the current batch. The Reader releases it at the next
+// call of Next or at Release; Retain it to keep it longer (it stays valid:
+// its memory is reused only once every array of it is released).
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+// Err returns the error that ended the reading, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// Release releases the current batch. The Reader does not close the
+// underlying io.Reader.
+func (r *Reader) Release() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	r.done = true
+}
+
+// next reads one frame: a batch, or nil at an end frame followed by another
+// stream, or io.EOF at the end of the input.
+func (r *Reader) next() (arrow.RecordBatch, error) {
+	var fh [frameHeaderSize]byte
+	if err := r.readFull(fh[:], "frame header"); err != nil {
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint64(fh[:])
+	if n == 0 {
+		if count := binary.LittleEndian.Uint64(fh[8:]); count != r.blocks {
+			return nil, corruptf("end frame counts %d blocks, the stream held %d", count, r.blocks)
+		}
+		// Another stream may follow.
+		var magic [4]byte
+		if _, err := io.ReadFull(r.r, magic[:]); err != nil {
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, corruptf("after an end frame: %v", err)
+		}
+		if _, err := r.readStreamHeader(magic[:]); err != nil {
+			return nil, err
+		}
+		r.blocks = 0
+		return nil, nil
+	}
+	if binary.LittleEndian.Uint32(fh[12:]) != 0 {
+		return nil, corruptf("frame header has nonzero reserved bytes")
+	}
+	if n < headerSize || n%8 != 0 || n > uint64(r.cfg.maxBlock)+headerSize {
+		return nil, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, r.cfg.maxBlock+headerSize)
+	}
+	buf := r.pool.Allocate(int(n))
+	if err := r.readFull(buf, "block"); err != nil {
+		r.pool.Free(buf)
+		return nil, err
+	}
+	if got, want := crc32.Checksum(buf, castagnoli), binary.LittleEndian.Uint32(fh[8:]); got != want {
+		r.pool.Free(buf)
+		return nil, corruptf("block %d: checksum %#08x, the frame says %#08x", r.blocks, got, want)
+	}
+	mb := memory.NewBufferWithAllocator(buf, r.pool)
+	rec, err := r.dec.DecodeBuffer(mb)
+	mb.Release()
+	if err != nil {
+		return nil, fmt.Errorf("block %d: %w", r.blocks, err)
+	}
+	r.blocks++
+	return rec, nil
+}
+
+// readFull fills b from the input; running out is ErrCorrupt (truncation).
+func (r *Reader) readFull(b []byte, what string) error {
+	n, err := io.ReadFull(r.r, b)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return corruptf("stream truncated in a %s (%d of %d bytes)", what, n, len(b))
+	default:
+		return err
+	}
+}
+
+// readStreamHeader reads a stream header, whose magic may have been read
+// already, and its schema. The schema of every stream after the first must
+// match the first's.
+func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
+	var h [streamHeaderSize]byte
+	copy(h[:], magic)
+	if err := r.readFull(h[len(magic):], "stream header"); err != nil {
+		return nil, err
+	}
+	if [4]byte(h[:4]) != streamMagic {
+		return nil, corruptf("bad stream magic %q, want %q", h[:4], streamMagic[:])
+	}
+	if h[4] != streamVersion {
+		return nil, corruptf("stream version %d, this library reads %d", h[4], streamVersion)
+	}
+	if h[5]|h[6]|h[7] != 0 || binary.LittleEndian.Uint32(h[20:]) != 0 {
+		return nil, corruptf("stream header has nonzero reserved bytes")
+	}
+	n := binary.LittleEndian.Uint64(h[8:])
+	if n > maxSchemaSize {
+		return nil, corruptf("schema of %d bytes is above the limit of %d", n, maxSchemaSize)
+	}
+	sch := make([]byte, pad8(int(n)))
+	if err := r.readFull(sch, "schema"); err != nil {
+		return nil, err
+	}
+	sch = sch[:n]
+	if got, want := crc32.Checksum(sch, castagnoli), binary.LittleEndian.Uint32(h[16:]); got != want {
+		return nil, corruptf("schema checksum %#08x, the header says %#08x", got, want)
+	}
+	schema, err := parseSchema(sch)
+	if err != nil {
+		return nil, err
+	}
+	if r.schema != nil && fingerprint(schema) != r.dec.fingerprint {
+		return nil, fmt.Errorf("%w: a stream of schema %s follows one of %s", ErrSchemaMismatch, schema, r.schema)
+	}
+	return schema, nil
+}
+
+// parseSchema reads a schema serialized as an Arrow IPC stream.
+func parseSchema(b []byte) (schema *arrow.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			schema, err = nil, corruptf("schema: %v", p)
+		}
+	}()
+	ir, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, corruptf("schema: %v", err)
+	}
+	defer ir.Release()
+	return ir.Schema(), nil
+}
+
+// blockPool hands out 8-byte aligned buffers for blocks and takes them back
+// when the last array decoded from one is released, so a Reader reuses its
+// memory without a batch someone retained ever seeing its bytes change.
+type blockPool struct{ free sync.Pool }
+
+var _ memory.Allocator = (*blockPool)(nil)
+
+// Allocate returns size bytes of 8-byte aligned memory.
+func (p *blockPool) Allocate(size int) []byte {
+	if b, ok := p.free.Get().([]byte); ok && cap(b) >= size {
+		return b[:size]
+	}
+	return unsafeBytes(make([]uint64, (size+7)/8))[:size]
+}
+
+// Reallocate is not used by the Reader; it returns a new buffer.
+func (p *blockPool) Reallocate(size int, b []byte) []byte {
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+// Free takes b back for reuse.
+func (p *blockPool) Free(b []byte) {
+	p.free.Put(b[:cap(b)])
+}
