@@ -86,6 +86,29 @@ func parseHeader(block []byte) (header, error) {
 // every platform.
 const maxBlockBody = math.MaxInt &^ 7
 
-func (h header) String() string {
-	return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", h.rows, h.stored, h.compression, h.raw)
+// BlockInfo describes a block from its header.
+type BlockInfo struct {
+	Rows        int         // rows of the batch
+	Size        int         // bytes of the block, header included
+	RawSize     int         // bytes of the block once decompressed
+	Compression Compression // how the body is compressed
+}
+
+// String describes the block in a line.
+func (b BlockInfo) String() string {
+	return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", b.Rows, b.Size, b.Compression, b.RawSize)
+}
+
+// ReadBlockInfo reads the header of block, which must be exactly one block,
+// and checks its lengths without decoding the body. Errors wrap ErrCorrupt.
+func ReadBlockInfo(block []byte) (BlockInfo, error) {
+	h, err := parseHeader(block)
+	if err != nil {
+		return BlockInfo{}, err
+	}
+	return h.info(), nil
+}
+
+func (h header) info() BlockInfo {
+	return BlockInfo{Rows: h.rows, Size: headerSize + h.stored, RawSize: headerSize + h.raw, Compression: h.compression}
 }

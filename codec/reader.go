@@ -27,6 +27,7 @@ type Reader struct {
 	dec    *Decoder
 	pool   *blockPool
 	rec    arrow.RecordBatch
+	info   BlockInfo
 	err    error
 	blocks uint64 // blocks read in the current stream
 	done   bool
@@ -83,6 +84,9 @@ func (r *Reader) Next() bool {
 // its memory is reused only once every array of it is released).
 func (r *Reader) RecordBatch() arrow.RecordBatch { return r.rec }
 
+// BlockInfo describes the block the current batch was decoded from.
+func (r *Reader) BlockInfo() BlockInfo { return r.info }
+
 // Err returns the error that ended the reading, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
 
@@ -133,9 +137,14 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 		r.pool.Free(buf)
 		return nil, err
 	}
+	var err error
 	if got, want := crc32.Checksum(buf, castagnoli), binary.LittleEndian.Uint32(fh[8:]); got != want {
 		r.pool.Free(buf)
 		return nil, corruptf("block %d: checksum %#08x, the frame says %#08x", r.blocks, got, want)
+	}
+	if r.info, err = ReadBlockInfo(buf); err != nil {
+		r.pool.Free(buf)
+		return nil, fmt.Errorf("block %d: %w", r.blocks, err)
 	}
 	mb := memory.NewBufferWithAllocator(buf, r.pool)
 	rec, err := r.dec.DecodeBuffer(mb)
