@@ -226,7 +226,7 @@ func (s *decodeState) offsets64(pt *parts, n int) ([]int64, int, error) {
 
 // data reads the data buffer of variable-width values, which must end at
 // the last offset, and for strings checks that every value is UTF-8.
-func (s *decodeState) data(p *plan, pt *parts, last int, starts func(yield func(int) bool)) error {
+func data[T int32 | int64](s *decodeState, p *plan, pt *parts, offs []T, last int) error {
 	b, err := s.r.anyBuffer("data")
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (s *decodeState) data(p *plan, pt *parts, last int, starts func(yield func(
 		return corruptf("data of %d bytes, the last offset is %d", len(b), last)
 	}
 	if p.utf8 {
-		if err := checkUTF8(b, starts); err != nil {
+		if err := checkUTF8(b, offs); err != nil {
 			return err
 		}
 	}
@@ -243,21 +243,22 @@ func (s *decodeState) data(p *plan, pt *parts, last int, starts func(yield func(
 	return nil
 }
 
-// checkUTF8 checks that every value of data is valid UTF-8: the whole is,
-// and no value starts inside a character.
-func checkUTF8(data []byte, starts func(yield func(int) bool)) error {
+// checkUTF8 checks that every value of data, delimited by offs (already
+// validated), is valid UTF-8: the whole is, and no value starts inside a
+// character. ASCII data needs neither check.
+func checkUTF8[T int32 | int64](data []byte, offs []T) error {
+	if arrowpack.IsASCII(data) {
+		return nil
+	}
 	if !utf8.Valid(data) {
 		return corruptf("string data is not valid UTF-8")
 	}
-	var bad error
-	starts(func(o int) bool {
-		if o < len(data) && !utf8.RuneStart(data[o]) {
-			bad = corruptf("a string value starts inside a UTF-8 character at byte %d", o)
-			return false
+	for _, o := range offs {
+		if int(o) < len(data) && !utf8.RuneStart(data[o]) {
+			return corruptf("a string value starts inside a UTF-8 character at byte %d", o)
 		}
-		return true
-	})
-	return bad
+	}
+	return nil
 }
 
 func (s *decodeState) binary32(p *plan, pt *parts, n int) error {
@@ -265,13 +266,7 @@ func (s *decodeState) binary32(p *plan, pt *parts, n int) error {
 	if err != nil {
 		return err
 	}
-	return s.data(p, pt, last, func(yield func(int) bool) {
-		for _, o := range offs {
-			if !yield(int(o)) {
-				return
-			}
-		}
-	})
+	return data(s, p, pt, offs, last)
 }
 
 func (s *decodeState) binary64(p *plan, pt *parts, n int) error {
@@ -279,13 +274,7 @@ func (s *decodeState) binary64(p *plan, pt *parts, n int) error {
 	if err != nil {
 		return err
 	}
-	return s.data(p, pt, last, func(yield func(int) bool) {
-		for _, o := range offs {
-			if !yield(int(o)) {
-				return
-			}
-		}
-	})
+	return data(s, p, pt, offs, last)
 }
 
 func (s *decodeState) list32(p *plan, pt *parts, n int) error {
