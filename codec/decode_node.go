@@ -18,6 +18,9 @@ type decodeState struct {
 	r      reader
 	mem    memory.Allocator // nil: buffers alias the block
 	parent *memory.Buffer   // if not nil, the buffer r.buf is the bytes of
+	// slab holds Buffer values for the buffers of a zero-copy decode, so
+	// that they take one allocation rather than one each.
+	slab []memory.Buffer
 }
 
 // parts holds what one node has built so far, so that it can be released
@@ -53,6 +56,12 @@ func (s *decodeState) buf(b []byte) *memory.Buffer {
 			off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.r.buf))))
 			return memory.SliceBuffer(s.parent, off, len(b))
 		}
+		if len(s.slab) > 0 {
+			m := &s.slab[0]
+			s.slab = s.slab[1:]
+			m.Reset(b) // a zero Buffer: no allocator, no reference count
+			return m
+		}
 		return memory.NewBufferBytes(b)
 	}
 	m := memory.NewResizableBuffer(s.mem)
@@ -72,7 +81,7 @@ func (s *decodeState) node(p *plan, want int) (*array.Data, error) {
 	if want >= 0 && n != want {
 		return nil, corruptf("%s node at byte %d has %d rows, want %d", p.dt, at, n, want)
 	}
-	var pt parts
+	pt := parts{bufs: make([]*memory.Buffer, 0, p.kind.buffers())}
 	d, err := s.build(p, n, &pt)
 	if err != nil {
 		pt.release()
@@ -475,32 +484,44 @@ func (s *decodeState) dictionary(p *plan, pt *parts, n int) error {
 }
 
 // indicesInRange reports whether every index of a valid row is in [0, size);
-// if not, it returns the first row that is not.
+// if not, it returns the first row that is not. Signed indices are read as
+// unsigned, with the limit cut to the largest positive value, so that
+// negative ones are out of range too.
 func indicesInRange(b []byte, width int, signed bool, size int, valid []byte) (int, bool) {
-	n := len(b) / width
-	for i := range n {
-		var v uint64
-		switch width {
-		case 1:
-			v = uint64(b[i])
-			if signed {
-				v = uint64(int64(int8(b[i])))
-			}
-		case 2:
-			v = uint64(binary.LittleEndian.Uint16(b[2*i:]))
-			if signed {
-				v = uint64(int64(int16(v)))
-			}
-		case 4:
-			v = uint64(binary.LittleEndian.Uint32(b[4*i:]))
-			if signed {
-				v = uint64(int64(int32(v)))
-			}
-		default:
-			v = binary.LittleEndian.Uint64(b[8*i:])
-		}
-		// A negative signed index is a huge unsigned one.
-		if v >= uint64(size) && isValid(valid, i) {
+	limit := uint64(size)
+	if signed {
+		limit = min(limit, 1<<(8*width-1))
+	}
+	switch width {
+	case 1:
+		return inRange(b, limit, valid)
+	case 2:
+		return inRange(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2), limit, valid)
+	case 4:
+		return inRange(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), limit, valid)
+	default:
+		return inRange(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8), limit, valid)
+	}
+}
+
+// inRange checks indices of valid rows against limit. Indices of null rows
+// may hold anything, so only when the largest of all indices is not below
+// limit does it look at validity row by row.
+func inRange[T uint8 | uint16 | uint32 | uint64](idx []T, limit uint64, valid []byte) (int, bool) {
+	// Four running maxima, so the loop is not one long dependency chain.
+	var m0, m1, m2, m3 T
+	i := 0
+	for ; i+4 <= len(idx); i += 4 {
+		m0, m1, m2, m3 = max(m0, idx[i]), max(m1, idx[i+1]), max(m2, idx[i+2]), max(m3, idx[i+3])
+	}
+	for ; i < len(idx); i++ {
+		m0 = max(m0, idx[i])
+	}
+	if uint64(max(m0, m1, m2, m3)) < limit {
+		return 0, true
+	}
+	for i, v := range idx {
+		if uint64(v) >= limit && isValid(valid, i) {
 			return i, false
 		}
 	}

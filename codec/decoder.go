@@ -22,6 +22,7 @@ type Decoder struct {
 	fingerprint uint64
 	cfg         config
 	decompress  *decompressor
+	nbuf        int // buffers of a batch's arrays, data buffers of views aside
 }
 
 // NewDecoder returns a Decoder for blocks of schema. It fails with an error
@@ -35,8 +36,12 @@ func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
 		return nil, fmt.Errorf("arrowpack: NewDecoder: %w", err)
 	}
 	cfg := newConfig(opts)
-	return &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
-		decompress: &decompressor{maxBlock: cfg.maxBlock}}, nil
+	d := &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
+		decompress: &decompressor{maxBlock: cfg.maxBlock}}
+	for _, p := range plans {
+		d.nbuf += p.treeBuffers()
+	}
+	return d, nil
 }
 
 // Schema returns the schema the Decoder was made for, which every decoded
@@ -86,6 +91,9 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 		block, parent = b, nil
 	}
 	s := decodeState{r: reader{buf: block, pos: headerSize}, mem: d.cfg.mem, parent: parent}
+	if s.mem == nil && s.parent == nil {
+		s.slab = make([]memory.Buffer, d.nbuf)
+	}
 	cols := make([]arrow.Array, len(d.plans))
 	defer func() {
 		for _, c := range cols {

@@ -47,6 +47,28 @@ type plan struct {
 	unionChild *[128]int8
 }
 
+// buffers returns the number of buffers an array of kind k has in Arrow,
+// the validity slot included; views have this many plus their data buffers.
+func (k kind) buffers() int {
+	switch k {
+	case kNull, kFixedList, kStruct, kRunEnd:
+		return 1
+	case kBinary, kLargeBinary, kListView, kLargeListView, kDenseUnion:
+		return 3
+	}
+	return 2
+}
+
+// treeBuffers returns the number of buffers of the arrays of p's tree,
+// data buffers of views aside.
+func (p *plan) treeBuffers() int {
+	n := p.kind.buffers()
+	for _, c := range p.children {
+		n += c.treeBuffers()
+	}
+	return n
+}
+
 // maxDepth bounds the nesting of a schema's types.
 const maxDepth = 64
 
