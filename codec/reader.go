@@ -188,8 +188,8 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 		return nil, corruptf("stream header has nonzero reserved bytes")
 	}
 	n := binary.LittleEndian.Uint64(h[8:])
-	if n > maxSchemaSize {
-		return nil, corruptf("schema of %d bytes is above the limit of %d", n, maxSchemaSize)
+	if limit := min(maxSchemaSize, r.cfg.maxBlock); n > uint64(limit) {
+		return nil, corruptf("schema of %d bytes is above the limit of %d", n, limit)
 	}
 	sch := make([]byte, pad8(int(n)))
 	if err := r.readFull(sch, "schema"); err != nil {
