@@ -1,0 +1,299 @@
+package codec
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+)
+
+// The benchmarks compare, per shape and side by side in one run, arrowpack
+// against arrow-go's IPC writer and reader on the same batch, and against
+// the floors: a copy of as many bytes as the block (encode) and building
+// the same arrays over buffers already in place, with no checks (decode).
+// Every variant sets the arrowpack block size as its bytes per op, so that
+// MB/s compare; block-B and ipc-B report the two encodings' sizes.
+
+// benchCase is one benchmark shape, encoded both ways once.
+type benchCase struct {
+	name  string
+	rec   arrow.RecordBatch
+	enc   *Encoder
+	dec   *Decoder
+	block []byte // the arrowpack block, 8-byte aligned
+	ipc   []byte // the same batch as a self-contained IPC stream
+	floor []*floorNode
+}
+
+var (
+	benchOnce  sync.Once
+	benchCases []*benchCase
+	benchErr   error
+)
+
+// loadBenchCases builds every randbatch bench shape and its encodings once
+// per test binary.
+func loadBenchCases(b *testing.B) []*benchCase {
+	benchOnce.Do(func() {
+		mem := memory.NewGoAllocator()
+		for _, sh := range randbatch.BenchShapes() {
+			c, err := newBenchCase(sh.Name, sh.Build(mem))
+			if err != nil {
+				benchErr = err
+				return
+			}
+			benchCases = append(benchCases, c)
+		}
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchCases
+}
+
+func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
+	c := &benchCase{name: name, rec: rec}
+	var err error
+	if c.enc, err = NewEncoder(rec.Schema()); err != nil {
+		return nil, err
+	}
+	if c.dec, err = NewDecoder(rec.Schema()); err != nil {
+		return nil, err
+	}
+	size, err := c.enc.Append(nil, rec)
+	if err != nil {
+		return nil, err
+	}
+	c.block, err = c.enc.Append(alignedBytes(len(size))[:0], rec)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
+	if err := w.Write(rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	c.ipc = buf.Bytes()
+
+	// The floor's buffers: where each buffer of a zero-copy decoded batch
+	// lives in the block.
+	out, err := c.dec.Decode(c.block)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	for _, col := range out.Columns() {
+		c.floor = append(c.floor, newFloorNode(col.Data()))
+	}
+	return c, nil
+}
+
+// alignedBytes returns n bytes starting at an 8-byte aligned address.
+func alignedBytes(n int) []byte {
+	words := make([]uint64, (n+7)/8)
+	return unsafeBytes(words)[:n:n]
+}
+
+// floorNode is one array node of a decoded batch: its type, length, null
+// count, the bytes of its buffers (nil for an absent one) and its children.
+type floorNode struct {
+	dt       arrow.DataType
+	length   int
+	nulls    int
+	bufs     [][]byte
+	children []*floorNode
+	dict     *floorNode
+}
+
+func newFloorNode(d arrow.ArrayData) *floorNode {
+	n := &floorNode{dt: d.DataType(), length: d.Len(), nulls: d.NullN()}
+	for _, b := range d.Buffers() {
+		if b == nil {
+			n.bufs = append(n.bufs, nil)
+		} else {
+			n.bufs = append(n.bufs, b.Bytes())
+		}
+	}
+	for _, c := range d.Children() {
+		n.children = append(n.children, newFloorNode(c))
+	}
+	// Dictionary returns a nil *array.Data, not a nil interface, when
+	// there is none.
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		n.dict = newFloorNode(dict)
+	}
+	return n
+}
+
+// build makes the node's Data over its bytes, as a zero-copy decoder that
+// checks nothing would.
+func (n *floorNode) build() *array.Data {
+	bufs := make([]*memory.Buffer, len(n.bufs))
+	for i, b := range n.bufs {
+		if b != nil {
+			bufs[i] = memory.NewBufferBytes(b)
+		}
+	}
+	if n.dict != nil {
+		dict := n.dict.build()
+		d := array.NewDataWithDictionary(n.dt, n.length, bufs, n.nulls, 0, dict)
+		dict.Release()
+		return d
+	}
+	var children []arrow.ArrayData
+	if len(n.children) > 0 {
+		children = make([]arrow.ArrayData, len(n.children))
+		for i, c := range n.children {
+			children[i] = c.build()
+		}
+	}
+	d := array.NewData(n.dt, n.length, bufs, children, n.nulls, 0)
+	for _, c := range children {
+		c.Release()
+	}
+	return d
+}
+
+func (c *benchCase) floorDecode() arrow.RecordBatch {
+	cols := make([]arrow.Array, len(c.floor))
+	for i, n := range c.floor {
+		d := n.build()
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	rec := array.NewRecordBatch(c.dec.Schema(), cols, c.rec.NumRows())
+	for _, col := range cols {
+		col.Release()
+	}
+	return rec
+}
+
+func (c *benchCase) reportSizes(b *testing.B) {
+	b.ReportMetric(float64(len(c.block)), "block-B")
+	b.ReportMetric(float64(len(c.ipc)), "ipc-B")
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, c := range loadBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.Run("arrowpack", func(b *testing.B) {
+				buf := alignedBytes(len(c.block))[:0]
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					out, err := c.enc.Append(buf[:0], c.rec)
+					if err != nil {
+						b.Fatal(err)
+					}
+					buf = out
+				}
+				c.reportSizes(b)
+			})
+			b.Run("ipc", func(b *testing.B) {
+				var buf bytes.Buffer
+				schema := c.rec.Schema()
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					buf.Reset()
+					w := ipc.NewWriter(&buf, ipc.WithSchema(schema))
+					if err := w.Write(c.rec); err != nil {
+						b.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				c.reportSizes(b)
+			})
+			b.Run("copy", func(b *testing.B) {
+				dst := alignedBytes(len(c.block))
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					copy(dst, c.block)
+				}
+				c.reportSizes(b)
+			})
+		})
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range loadBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.Run("arrowpack", func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					rec, err := c.dec.Decode(c.block)
+					if err != nil {
+						b.Fatal(err)
+					}
+					rec.Release()
+				}
+				c.reportSizes(b)
+			})
+			b.Run("ipc", func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					r, err := ipc.NewReader(bytes.NewReader(c.ipc))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !r.Next() {
+						b.Fatal("ipc reader: no batch", r.Err())
+					}
+					rec := r.RecordBatch()
+					rec.Retain()
+					r.Release()
+					rec.Release()
+				}
+				c.reportSizes(b)
+			})
+			b.Run("floor", func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					c.floorDecode().Release()
+				}
+				c.reportSizes(b)
+			})
+		})
+	}
+}
+
+// BenchmarkEncodeParallel encodes with one Encoder shared by every
+// goroutine, each into a buffer of its own.
+func BenchmarkEncodeParallel(b *testing.B) {
+	for _, c := range loadBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.block)))
+			b.RunParallel(func(pb *testing.PB) {
+				buf := alignedBytes(len(c.block))[:0]
+				for pb.Next() {
+					out, err := c.enc.Append(buf[:0], c.rec)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if len(out) != len(c.block) {
+						b.Errorf("block of %d bytes, want %d", len(out), len(c.block))
+						return
+					}
+					buf = out
+				}
+			})
+		})
+	}
+}
