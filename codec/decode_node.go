@@ -21,6 +21,19 @@ type decodeState struct {
 	// slab holds Buffer values for the buffers of a zero-copy decode, so
 	// that they take one allocation rather than one each.
 	slab []memory.Buffer
+	// ptrs holds the buffer lists of every node, for the same reason.
+	ptrs []*memory.Buffer
+}
+
+// bufList returns an empty list with room for n buffers, cut from s.ptrs
+// while it lasts.
+func (s *decodeState) bufList(n int) []*memory.Buffer {
+	if len(s.ptrs) < n {
+		return make([]*memory.Buffer, 0, n)
+	}
+	l := s.ptrs[:0:n]
+	s.ptrs = s.ptrs[n:]
+	return l
 }
 
 // parts holds what one node has built so far, so that it can be released
@@ -81,7 +94,7 @@ func (s *decodeState) node(p *plan, want int) (*array.Data, error) {
 	if want >= 0 && n != want {
 		return nil, corruptf("%s node at byte %d has %d rows, want %d", p.dt, at, n, want)
 	}
-	pt := parts{bufs: make([]*memory.Buffer, 0, p.kind.buffers())}
+	pt := parts{bufs: s.bufList(p.kind.buffers())}
 	d, err := s.build(p, n, &pt)
 	if err != nil {
 		pt.release()

@@ -94,6 +94,7 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 	if s.mem == nil && s.parent == nil {
 		s.slab = make([]memory.Buffer, d.nbuf)
 	}
+	s.ptrs = make([]*memory.Buffer, d.nbuf)
 	cols := make([]arrow.Array, len(d.plans))
 	defer func() {
 		for _, c := range cols {
