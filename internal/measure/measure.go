@@ -1,0 +1,583 @@
+// Package measure times arrowpack against arrow-go's IPC on the same record
+// batches, side by side in one run: encode and decode, uncompressed and with
+// LZ4 and zstd, reporting for each the time per block, the throughput, the
+// bytes per block and the allocations per block. The arrowpack bench command
+// prints its results; benchmarks can use it too.
+//
+// One block is one record batch. arrowpack encodes a batch with
+// codec.Encoder.Append into a reused buffer and decodes it with
+// codec.Decoder.Decode (zero-copy) and Release. IPC encodes a batch as a
+// self-contained stream (schema message, dictionaries, batch, end-of-stream
+// marker) with ipc.NewWriter, Write and Close into a reused bytes.Buffer, and
+// decodes it with ipc.NewReader, Next and Release: what a shuffle that used
+// IPC per block would do. Throughput is always counted in bytes of the
+// uncompressed arrowpack block, whatever the format and compression, so that
+// every rate compares with every other.
+//
+// The timings run with testing.Benchmark, which works outside tests too.
+// They include the garbage collector's work, which depends on the live heap
+// as well as on what a timing allocates: with a tiny live heap the collector
+// runs very often and weighs on allocation-heavy timings (IPC's most). The
+// bench command, like the codec package's benchmarks, keeps all its batches
+// in memory for the whole run.
+package measure
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/codec"
+)
+
+// DefaultBenchTime is how long each run of a timing lasts when
+// Options.BenchTime is 0, and DefaultRuns how many runs a timing has when
+// Options.Runs is 0: short enough that the command's default measurement
+// (7 shapes x 3 compressions x 4 timings) ends well within a minute, long
+// enough for stable numbers. The fastest run counts, which keeps the numbers
+// steady on a machine busy with other work.
+const (
+	DefaultBenchTime = 50 * time.Millisecond
+	DefaultRuns      = 3
+)
+
+// Compressions lists the compressions measured by default, in order: none,
+// LZ4 and zstd. IPC uses the same codec as arrowpack in each case.
+var Compressions = []codec.Compression{codec.None, codec.LZ4, codec.Zstd}
+
+// Options control a measurement.
+type Options struct {
+	// BenchTime is how long each of a case's four timings runs, as go test's
+	// -benchtime; 0 means DefaultBenchTime.
+	BenchTime time.Duration
+	// Iterations, when above 0, runs each timing for exactly that many blocks
+	// instead of for BenchTime, as -benchtime=Nx does.
+	Iterations int
+	// Runs is how many times each timing runs, the four timings of a case
+	// taking turns; the fastest run counts. 0 means DefaultRuns.
+	Runs int
+}
+
+// runs returns o.Runs, or DefaultRuns if it is not above 0.
+func (o Options) runs() int {
+	if o.Runs > 0 {
+		return o.Runs
+	}
+	return DefaultRuns
+}
+
+// String describes the duration of each run of a timing in go test's
+// -benchtime syntax: "50ms", or "100x" for a fixed number of blocks.
+func (o Options) String() string {
+	if o.Iterations > 0 {
+		return strconv.Itoa(o.Iterations) + "x"
+	}
+	if o.BenchTime <= 0 {
+		return DefaultBenchTime.String()
+	}
+	return o.BenchTime.String()
+}
+
+// ParseBenchTime reads a duration ("200ms", "2s") or an iteration count
+// ("100x") in go test's -benchtime syntax into Options, Runs left 0.
+func ParseBenchTime(s string) (Options, error) {
+	if n, ok := cutSuffix(s, "x"); ok {
+		it, err := strconv.Atoi(n)
+		if err != nil || it <= 0 {
+			return Options{}, fmt.Errorf("invalid benchtime %q: want a duration (200ms) or a count (100x)", s)
+		}
+		return Options{Iterations: it}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return Options{}, fmt.Errorf("invalid benchtime %q: want a duration (200ms) or a count (100x)", s)
+	}
+	return Options{BenchTime: d}, nil
+}
+
+func cutSuffix(s, suffix string) (string, bool) {
+	if len(s) > len(suffix) && s[len(s)-len(suffix):] == suffix {
+		return s[:len(s)-len(suffix)], true
+	}
+	return s, false
+}
+
+// Op is the timing of one operation (encode or decode), per block.
+type Op struct {
+	// NsPerBlock is the mean time per block in nanoseconds.
+	NsPerBlock float64 `json:"ns_per_block"`
+	// GBPerSec is Result.RawBytes per NsPerBlock: gigabytes (1e9 bytes) of
+	// uncompressed arrowpack block per second.
+	GBPerSec float64 `json:"gb_per_s"`
+	// AllocsPerBlock is the mean number of heap allocations per block.
+	AllocsPerBlock float64 `json:"allocs_per_block"`
+	// AllocBytesPerBlock is the mean number of bytes allocated per block.
+	AllocBytesPerBlock float64 `json:"alloc_bytes_per_block"`
+	// Blocks is how many blocks the run that counts (the fastest) ran.
+	Blocks int `json:"blocks"`
+}
+
+// Format holds one format's results for a case.
+type Format struct {
+	// Bytes is the encoded size of a block: of the batch, or the mean over
+	// the case's batches, rounded.
+	Bytes int64 `json:"bytes"`
+	// Encode is the encoding's timing.
+	Encode Op `json:"encode"`
+	// Decode is the decoding's timing.
+	Decode Op `json:"decode"`
+	// Err says why the format could not be measured (a type it cannot write,
+	// a panic, a round trip that changed the batch); empty when it was.
+	Err string `json:"error,omitempty"`
+}
+
+// OK reports whether the format was measured.
+func (f Format) OK() bool { return f.Err == "" }
+
+// Result is the side-by-side measurement of one case (a shape or an input
+// file's batches) with one compression.
+type Result struct {
+	// Shape names the case.
+	Shape string `json:"shape"`
+	// Compression is "none", "lz4" or "zstd", for both formats.
+	Compression string `json:"compression"`
+	// Batches is the number of distinct batches the timings cycle through.
+	Batches int `json:"batches"`
+	// Rows is the number of rows per block (the mean, rounded, over several
+	// batches).
+	Rows int64 `json:"rows"`
+	// RawBytes is the size of the uncompressed arrowpack block (the mean,
+	// rounded, over several batches), the base of every GB/s. If arrowpack
+	// cannot encode the batches it is the uncompressed IPC stream's size.
+	RawBytes int64 `json:"raw_bytes"`
+	// Arrowpack holds arrowpack's results.
+	Arrowpack Format `json:"arrowpack"`
+	// IPC holds arrow-go IPC's results.
+	IPC Format `json:"ipc"`
+	// EncodeRatio is arrowpack's encode time over IPC's (below 1: arrowpack
+	// is faster); 0 if either format failed.
+	EncodeRatio float64 `json:"encode_time_ratio"`
+	// DecodeRatio is arrowpack's decode time over IPC's; 0 if either failed.
+	DecodeRatio float64 `json:"decode_time_ratio"`
+	// SizeRatio is arrowpack's block size over IPC's; 0 if either failed.
+	SizeRatio float64 `json:"size_ratio"`
+}
+
+// benchMu serializes measurements: testing.Benchmark reads its duration
+// from the process-wide -test.benchtime flag, which Measure sets.
+var benchMu sync.Mutex
+
+// Measure times arrowpack and IPC with compression c on recs, which must
+// share one schema, cycling through them; name labels the result. Each
+// format is first checked to round-trip every batch (array.RecordEqual,
+// NaNs equal). Then the four timings (arrowpack encode and decode, IPC
+// encode and decode) take turns, opts.Runs rounds of them, and each keeps
+// its fastest run. A format that cannot encode, decode or round-trip the
+// batches is reported in its Format.Err, not as an error: the error is for
+// bad arguments only. Measure runs one measurement at a time, even when
+// called from several goroutines, and never panics on the batches' account.
+func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Options) (Result, error) {
+	if len(recs) == 0 {
+		return Result{}, errors.New("measure: no batches")
+	}
+	schema := recs[0].Schema()
+	var rows int64
+	for i, rec := range recs {
+		if rec == nil {
+			return Result{}, fmt.Errorf("measure: batch %d is nil", i)
+		}
+		if !rec.Schema().Equal(schema) {
+			return Result{}, fmt.Errorf("measure: batch %d has schema %s, batch 0 has %s", i, rec.Schema(), schema)
+		}
+		rows += rec.NumRows()
+	}
+	var ipcOpts []ipc.Option
+	switch c {
+	case codec.None:
+	case codec.LZ4:
+		ipcOpts = append(ipcOpts, ipc.WithLZ4())
+	case codec.Zstd:
+		ipcOpts = append(ipcOpts, ipc.WithZstd())
+	default:
+		return Result{}, fmt.Errorf("measure: unknown compression %d", c)
+	}
+
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	restore, err := setBenchTime(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	defer restore()
+
+	k := len(recs)
+	res := Result{Shape: name, Compression: c.String(), Batches: k, Rows: meanRound(rows, k)}
+	raw, rawErr := rawSize(schema, recs)
+	if rawErr != nil {
+		raw = measureIPCSizes(schema, recs)
+	}
+	ap, err := prepareArrowpack(schema, recs, c)
+	if err != nil {
+		res.Arrowpack.Err = err.Error()
+	} else {
+		res.Arrowpack.Bytes = meanRound(ap.bytes, k)
+	}
+	ip, err := prepareIPC(schema, recs, ipcOpts)
+	if err != nil {
+		res.IPC.Err = err.Error()
+	} else {
+		res.IPC.Bytes = meanRound(ip.bytes, k)
+	}
+	type timing struct {
+		f    *Format
+		dst  *Op
+		what string
+		run  func(i int) error
+	}
+	var timings []timing
+	if ap != nil {
+		timings = append(timings, timing{&res.Arrowpack, &res.Arrowpack.Encode, "encode", ap.encode},
+			timing{&res.Arrowpack, &res.Arrowpack.Decode, "decode", ap.decode})
+	}
+	if ip != nil {
+		timings = append(timings, timing{&res.IPC, &res.IPC.Encode, "encode", ip.encode},
+			timing{&res.IPC, &res.IPC.Decode, "decode", ip.decode})
+	}
+	for round := range opts.runs() {
+		for _, t := range timings {
+			if !t.f.OK() {
+				continue
+			}
+			op, err := timeOp(k, t.run)
+			if err != nil {
+				t.f.Err = t.what + ": " + err.Error()
+				continue
+			}
+			if round == 0 || op.NsPerBlock < t.dst.NsPerBlock {
+				*t.dst = op
+			}
+		}
+	}
+	for _, f := range []*Format{&res.Arrowpack, &res.IPC} {
+		if !f.OK() {
+			f.Encode, f.Decode = Op{}, Op{}
+		}
+	}
+	res.RawBytes = meanRound(raw, k)
+	for _, f := range []*Format{&res.Arrowpack, &res.IPC} {
+		if !f.OK() {
+			continue
+		}
+		mean := float64(raw) / float64(k)
+		for _, op := range []*Op{&f.Encode, &f.Decode} {
+			if op.NsPerBlock > 0 {
+				op.GBPerSec = mean / op.NsPerBlock
+			}
+		}
+	}
+	if res.Arrowpack.OK() && res.IPC.OK() {
+		res.EncodeRatio = res.Arrowpack.Encode.NsPerBlock / res.IPC.Encode.NsPerBlock
+		res.DecodeRatio = res.Arrowpack.Decode.NsPerBlock / res.IPC.Decode.NsPerBlock
+		res.SizeRatio = float64(res.Arrowpack.Bytes) / float64(res.IPC.Bytes)
+	}
+	return res, nil
+}
+
+// meanRound returns total/n rounded to the nearest integer.
+func meanRound(total int64, n int) int64 {
+	return (total + int64(n)/2) / int64(n)
+}
+
+// setBenchTime sets testing's -test.benchtime flag for opts and returns a
+// function that restores its previous value.
+func setBenchTime(opts Options) (func(), error) {
+	testing.Init() // registers the flag outside tests; a no-op inside them
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		return nil, errors.New("measure: the testing package has no -test.benchtime flag")
+	}
+	old := f.Value.String()
+	if err := f.Value.Set(opts.String()); err != nil {
+		return nil, fmt.Errorf("measure: benchtime %s: %v", opts, err)
+	}
+	return func() { f.Value.Set(old) }, nil
+}
+
+// rawSize returns the total size of recs as uncompressed arrowpack blocks.
+func rawSize(schema *arrow.Schema, recs []arrow.RecordBatch) (total int64, err error) {
+	err = protect(func() error {
+		enc, err := codec.NewEncoder(schema)
+		if err != nil {
+			return err
+		}
+		var buf []byte
+		for _, rec := range recs {
+			if buf, err = enc.Append(buf[:0], rec); err != nil {
+				return err
+			}
+			total += int64(len(buf))
+		}
+		return nil
+	})
+	return total, err
+}
+
+// measureIPCSizes returns the total size of recs as uncompressed IPC
+// streams, or 0 if IPC cannot write them.
+func measureIPCSizes(schema *arrow.Schema, recs []arrow.RecordBatch) int64 {
+	var total int64
+	err := protect(func() error {
+		for _, rec := range recs {
+			b, err := ipcEncode(schema, rec, nil)
+			if err != nil {
+				return err
+			}
+			total += int64(len(b))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0
+	}
+	return total
+}
+
+// prepared is a format ready to be timed: the total size of the batches
+// encoded, and the encoding and decoding of batch i.
+type prepared struct {
+	bytes          int64
+	encode, decode func(i int) error
+}
+
+// prepareArrowpack checks that arrowpack round-trips recs with compression
+// c and returns its timings.
+func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Compression) (*prepared, error) {
+	var (
+		enc    *codec.Encoder
+		dec    *codec.Decoder
+		blocks = make([][]byte, len(recs))
+		maxLen int
+		total  int64
+	)
+	err := protect(func() error {
+		var err error
+		if enc, err = codec.NewEncoder(schema, codec.WithCompression(c)); err != nil {
+			return err
+		}
+		if dec, err = codec.NewDecoder(schema); err != nil {
+			return err
+		}
+		for i, rec := range recs {
+			b, err := enc.Append(nil, rec)
+			if err != nil {
+				return fmt.Errorf("encoding batch %d: %w", i, err)
+			}
+			// Decode aliases an 8-byte aligned block; the Go allocator
+			// aligns to 64 bytes.
+			blocks[i] = alignedCopy(b)
+			maxLen = max(maxLen, len(b))
+			total += int64(len(b))
+			out, err := dec.Decode(blocks[i])
+			if err != nil {
+				return fmt.Errorf("decoding batch %d: %w", i, err)
+			}
+			eq := sameBatch(rec, out)
+			out.Release()
+			if !eq {
+				return fmt.Errorf("batch %d decodes to a different batch", i)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	buf := alignedCopy(make([]byte, maxLen))[:0]
+	return &prepared{
+		bytes: total,
+		encode: func(i int) error {
+			out, err := enc.Append(buf[:0], recs[i])
+			buf = out
+			return err
+		},
+		decode: func(i int) error {
+			rec, err := dec.Decode(blocks[i])
+			if err != nil {
+				return err
+			}
+			rec.Release()
+			return nil
+		},
+	}, nil
+}
+
+// prepareIPC checks that IPC round-trips recs with the writer options opts
+// and returns its timings.
+func prepareIPC(schema *arrow.Schema, recs []arrow.RecordBatch, opts []ipc.Option) (*prepared, error) {
+	streams := make([][]byte, len(recs))
+	var total int64
+	var readOpts []ipc.Option
+	err := protect(func() error {
+		for i, rec := range recs {
+			b, err := ipcEncode(schema, rec, opts)
+			if err != nil {
+				return fmt.Errorf("writing batch %d: %w", i, err)
+			}
+			streams[i] = b
+			total += int64(len(b))
+		}
+		// The reader refuses bodies above 256 MiB unless told otherwise.
+		for _, b := range streams {
+			if len(b) > 200<<20 {
+				readOpts = []ipc.Option{ipc.WithBodySizeLimit(0)}
+			}
+		}
+		for i, b := range streams {
+			r, err := ipc.NewReader(bytes.NewReader(b), readOpts...)
+			if err != nil {
+				return fmt.Errorf("reading batch %d: %w", i, err)
+			}
+			ok := r.Next()
+			eq := ok && sameBatch(recs[i], r.RecordBatch())
+			rerr := r.Err()
+			r.Release()
+			switch {
+			case rerr != nil:
+				return fmt.Errorf("reading batch %d: %w", i, rerr)
+			case !ok:
+				return fmt.Errorf("reading batch %d: no batch in the stream", i)
+			case !eq:
+				return fmt.Errorf("batch %d reads back as a different batch", i)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	wopts := append([]ipc.Option{ipc.WithSchema(schema)}, opts...)
+	return &prepared{
+		bytes: total,
+		encode: func(i int) error {
+			buf.Reset()
+			w := ipc.NewWriter(&buf, wopts...)
+			if err := w.Write(recs[i]); err != nil {
+				return err
+			}
+			return w.Close()
+		},
+		decode: func(i int) error {
+			r, err := ipc.NewReader(bytes.NewReader(streams[i]), readOpts...)
+			if err != nil {
+				return err
+			}
+			if !r.Next() {
+				err := r.Err()
+				r.Release()
+				if err == nil {
+					err = errors.New("no batch in the stream")
+				}
+				return err
+			}
+			r.Release()
+			return nil
+		},
+	}, nil
+}
+
+// ipcEncode writes rec as a self-contained IPC stream.
+func ipcEncode(schema *arrow.Schema, rec arrow.RecordBatch, opts []ipc.Option) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, append([]ipc.Option{ipc.WithSchema(schema)}, opts...)...)
+	if err := w.Write(rec); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// timeOp runs op on blocks 0, 1, .., k-1, 0, 1, .. under testing.Benchmark
+// and returns the timing per block.
+func timeOp(k int, op func(i int) error) (Op, error) {
+	var opErr error
+	runtime.GC()
+	br := testing.Benchmark(func(b *testing.B) {
+		if opErr != nil {
+			return
+		}
+		// testing.Benchmark runs this on a goroutine of its own, where a
+		// panic would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				opErr = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		i := 0
+		b.ResetTimer()
+		for range b.N {
+			if err := op(i); err != nil {
+				opErr = err
+				return
+			}
+			if i++; i == k {
+				i = 0
+			}
+		}
+	})
+	if opErr != nil {
+		return Op{}, opErr
+	}
+	if br.N <= 0 {
+		return Op{}, errors.New("the timing did not run")
+	}
+	n := float64(br.N)
+	return Op{
+		NsPerBlock:         float64(br.T.Nanoseconds()) / n,
+		AllocsPerBlock:     float64(br.MemAllocs) / n,
+		AllocBytesPerBlock: float64(br.MemBytes) / n,
+		Blocks:             br.N,
+	}, nil
+}
+
+// protect runs f, turning a panic into an error.
+func protect(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f()
+}
+
+// goAlloc hands out 64-byte aligned memory that the garbage collector frees.
+var goAlloc = memory.NewGoAllocator()
+
+// alignedCopy returns a copy of b in 64-byte aligned memory.
+func alignedCopy(b []byte) []byte {
+	out := goAlloc.Allocate(len(b))
+	copy(out, b)
+	return out
+}
+
+// sameBatch reports whether a and b hold the same values, NaNs equal to
+// NaNs.
+func sameBatch(a, b arrow.RecordBatch) bool {
+	if array.RecordEqual(a, b) {
+		return true
+	}
+	return array.RecordApproxEqual(a, b, array.WithNaNsEqual(true), array.WithAbsTolerance(0))
+}
