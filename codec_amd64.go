@@ -55,3 +55,101 @@ func shiftBitsVec(dst []byte, src []byte, k uint) int
 //
 //go:noescape
 func popcountVec(b []byte) (ones int, n int)
+
+// transpose2Vec sets dst[j*n+i] = src[i*2+j] for j < 2 and i < m, where
+// n = len(src)/2, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[:m*2] and writes dst[j*n:j*n+m] only.
+//
+//go:noescape
+func transpose2Vec(dst []byte, src []byte) int
+
+// transpose4Vec sets dst[j*n+i] = src[i*4+j] for j < 4 and i < m, where
+// n = len(src)/4, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[:m*4] and writes dst[j*n:j*n+m] only.
+//
+//go:noescape
+func transpose4Vec(dst []byte, src []byte) int
+
+// transpose8Vec sets dst[j*n+i] = src[i*8+j] for j < 8 and i < m, where
+// n = len(src)/8, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[:m*8] and writes dst[j*n:j*n+m] only.
+//
+//go:noescape
+func transpose8Vec(dst []byte, src []byte) int
+
+// transpose16Vec sets dst[j*n+i] = src[i*16+j] for j < 16 and i < m, where
+// n = len(src)/16, and returns m: n rounded down to a multiple of 16.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[:m*16] and writes dst[j*n:j*n+m] only.
+//
+//go:noescape
+func transpose16Vec(dst []byte, src []byte) int
+
+// untranspose2Vec sets dst[i*2+j] = src[j*n+i] for j < 2 and i < m, where
+// n = len(src)/2, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[j*n:j*n+m] and writes dst[:m*2] only.
+//
+//go:noescape
+func untranspose2Vec(dst []byte, src []byte) int
+
+// untranspose4Vec sets dst[i*4+j] = src[j*n+i] for j < 4 and i < m, where
+// n = len(src)/4, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[j*n:j*n+m] and writes dst[:m*4] only.
+//
+//go:noescape
+func untranspose4Vec(dst []byte, src []byte) int
+
+// untranspose8Vec sets dst[i*8+j] = src[j*n+i] for j < 8 and i < m, where
+// n = len(src)/8, and returns m: n rounded down to a multiple of 32.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[j*n:j*n+m] and writes dst[:m*8] only.
+//
+//go:noescape
+func untranspose8Vec(dst []byte, src []byte) int
+
+// untranspose16Vec sets dst[i*16+j] = src[j*n+i] for j < 16 and i < m, where
+// n = len(src)/16, and returns m: n rounded down to a multiple of 16.
+// The caller guarantees len(dst) >= len(src) and that dst and src do
+// not overlap. It reads src[j*n:j*n+m] and writes dst[:m*16] only.
+//
+//go:noescape
+func untranspose16Vec(dst []byte, src []byte) int
+
+// deltas32Vec sets dst[i] = x[i+1] - x[i] (wrapping) for i < n and returns n:
+// min(len(dst), len(x)-1) rounded down to a multiple of 8 (one 32-byte
+// vector), 0 if x is empty. dst may start where x starts; otherwise they
+// do not overlap. It reads x[:n+1] and writes dst[:n] only.
+//
+//go:noescape
+func deltas32Vec(dst []int32, x []int32) int
+
+// deltas64Vec sets dst[i] = x[i+1] - x[i] (wrapping) for i < n and returns n:
+// min(len(dst), len(x)-1) rounded down to a multiple of 4 (one 32-byte
+// vector), 0 if x is empty. dst may start where x starts; otherwise they
+// do not overlap. It reads x[:n+1] and writes dst[:n] only.
+//
+//go:noescape
+func deltas64Vec(dst []int64, x []int64) int
+
+// prefixSum32Vec sets dst[i] = carry + x[0] + ... + x[i] (wrapping) for
+// i < n and returns n, len(x) rounded down to a multiple of 8 (one
+// 32-byte vector), and whether every x[i] and every dst[i] with i < n is
+// >= 0. The caller guarantees len(dst) >= len(x); dst may be x itself.
+// It reads and writes nothing at or past index n.
+//
+//go:noescape
+func prefixSum32Vec(dst []int32, x []int32, carry int32) (n int, nonneg bool)
+
+// prefixSum64Vec sets dst[i] = carry + x[0] + ... + x[i] (wrapping) for
+// i < n and returns n, len(x) rounded down to a multiple of 4 (one
+// 32-byte vector), and whether every x[i] and every dst[i] with i < n is
+// >= 0. The caller guarantees len(dst) >= len(x); dst may be x itself.
+// It reads and writes nothing at or past index n.
+//
+//go:noescape
+func prefixSum64Vec(dst []int64, x []int64, carry int64) (n int, nonneg bool)

@@ -364,3 +364,908 @@ popcountVec_done:
 	MOVQ         CX, n+32(FP)
 	VZEROUPPER
 	RET
+
+DATA transpose2_mask<>+0(SB)/1, $0x00
+DATA transpose2_mask<>+1(SB)/1, $0x02
+DATA transpose2_mask<>+2(SB)/1, $0x04
+DATA transpose2_mask<>+3(SB)/1, $0x06
+DATA transpose2_mask<>+4(SB)/1, $0x08
+DATA transpose2_mask<>+5(SB)/1, $0x0a
+DATA transpose2_mask<>+6(SB)/1, $0x0c
+DATA transpose2_mask<>+7(SB)/1, $0x0e
+DATA transpose2_mask<>+8(SB)/1, $0x01
+DATA transpose2_mask<>+9(SB)/1, $0x03
+DATA transpose2_mask<>+10(SB)/1, $0x05
+DATA transpose2_mask<>+11(SB)/1, $0x07
+DATA transpose2_mask<>+12(SB)/1, $0x09
+DATA transpose2_mask<>+13(SB)/1, $0x0b
+DATA transpose2_mask<>+14(SB)/1, $0x0d
+DATA transpose2_mask<>+15(SB)/1, $0x0f
+DATA transpose2_mask<>+16(SB)/1, $0x00
+DATA transpose2_mask<>+17(SB)/1, $0x02
+DATA transpose2_mask<>+18(SB)/1, $0x04
+DATA transpose2_mask<>+19(SB)/1, $0x06
+DATA transpose2_mask<>+20(SB)/1, $0x08
+DATA transpose2_mask<>+21(SB)/1, $0x0a
+DATA transpose2_mask<>+22(SB)/1, $0x0c
+DATA transpose2_mask<>+23(SB)/1, $0x0e
+DATA transpose2_mask<>+24(SB)/1, $0x01
+DATA transpose2_mask<>+25(SB)/1, $0x03
+DATA transpose2_mask<>+26(SB)/1, $0x05
+DATA transpose2_mask<>+27(SB)/1, $0x07
+DATA transpose2_mask<>+28(SB)/1, $0x09
+DATA transpose2_mask<>+29(SB)/1, $0x0b
+DATA transpose2_mask<>+30(SB)/1, $0x0d
+DATA transpose2_mask<>+31(SB)/1, $0x0f
+GLOBL transpose2_mask<>(SB), RODATA|NOPTR, $32
+
+// func transpose2Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·transpose2Vec(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	SHRQ $0x01, DX
+	MOVQ DX, BX
+	ANDQ $-32, BX
+	MOVQ BX, ret+48(FP)
+	SHRQ $0x05, BX
+	JZ   transpose2Vec_done
+	MOVQ DX, DX
+
+transpose2Vec_loop:
+	VMOVDQU     (CX), X0
+	VINSERTI128 $0x01, 32(CX), Y0, Y0
+	VMOVDQU     16(CX), X1
+	VINSERTI128 $0x01, 48(CX), Y1, Y1
+	VPSHUFB     transpose2_mask<>+0(SB), Y0, Y0
+	VPSHUFB     transpose2_mask<>+0(SB), Y1, Y1
+	VPUNPCKLQDQ Y1, Y0, Y2
+	VPUNPCKHQDQ Y1, Y0, Y0
+	VMOVDQU     Y2, (AX)
+	VMOVDQU     Y0, (AX)(DX*1)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000020, AX
+	DECQ        BX
+	JNZ         transpose2Vec_loop
+
+transpose2Vec_done:
+	VZEROUPPER
+	RET
+
+DATA transpose4_mask<>+0(SB)/1, $0x00
+DATA transpose4_mask<>+1(SB)/1, $0x04
+DATA transpose4_mask<>+2(SB)/1, $0x08
+DATA transpose4_mask<>+3(SB)/1, $0x0c
+DATA transpose4_mask<>+4(SB)/1, $0x01
+DATA transpose4_mask<>+5(SB)/1, $0x05
+DATA transpose4_mask<>+6(SB)/1, $0x09
+DATA transpose4_mask<>+7(SB)/1, $0x0d
+DATA transpose4_mask<>+8(SB)/1, $0x02
+DATA transpose4_mask<>+9(SB)/1, $0x06
+DATA transpose4_mask<>+10(SB)/1, $0x0a
+DATA transpose4_mask<>+11(SB)/1, $0x0e
+DATA transpose4_mask<>+12(SB)/1, $0x03
+DATA transpose4_mask<>+13(SB)/1, $0x07
+DATA transpose4_mask<>+14(SB)/1, $0x0b
+DATA transpose4_mask<>+15(SB)/1, $0x0f
+DATA transpose4_mask<>+16(SB)/1, $0x00
+DATA transpose4_mask<>+17(SB)/1, $0x04
+DATA transpose4_mask<>+18(SB)/1, $0x08
+DATA transpose4_mask<>+19(SB)/1, $0x0c
+DATA transpose4_mask<>+20(SB)/1, $0x01
+DATA transpose4_mask<>+21(SB)/1, $0x05
+DATA transpose4_mask<>+22(SB)/1, $0x09
+DATA transpose4_mask<>+23(SB)/1, $0x0d
+DATA transpose4_mask<>+24(SB)/1, $0x02
+DATA transpose4_mask<>+25(SB)/1, $0x06
+DATA transpose4_mask<>+26(SB)/1, $0x0a
+DATA transpose4_mask<>+27(SB)/1, $0x0e
+DATA transpose4_mask<>+28(SB)/1, $0x03
+DATA transpose4_mask<>+29(SB)/1, $0x07
+DATA transpose4_mask<>+30(SB)/1, $0x0b
+DATA transpose4_mask<>+31(SB)/1, $0x0f
+GLOBL transpose4_mask<>(SB), RODATA|NOPTR, $32
+
+// func transpose4Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·transpose4Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x02, DX
+	MOVQ   DX, BX
+	ANDQ   $-32, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x05, BX
+	JZ     transpose4Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DX
+
+transpose4Vec_loop:
+	VMOVDQU     (CX), X0
+	VINSERTI128 $0x01, 64(CX), Y0, Y0
+	VPSHUFB     transpose4_mask<>+0(SB), Y0, Y0
+	VMOVDQU     16(CX), X1
+	VINSERTI128 $0x01, 80(CX), Y1, Y1
+	VPSHUFB     transpose4_mask<>+0(SB), Y1, Y1
+	VMOVDQU     32(CX), X2
+	VINSERTI128 $0x01, 96(CX), Y2, Y2
+	VPSHUFB     transpose4_mask<>+0(SB), Y2, Y2
+	VMOVDQU     48(CX), X3
+	VINSERTI128 $0x01, 112(CX), Y3, Y3
+	VPSHUFB     transpose4_mask<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y2
+	VPUNPCKLQDQ Y1, Y4, Y3
+	VPUNPCKHQDQ Y1, Y4, Y4
+	VMOVDQU     Y3, (AX)
+	VMOVDQU     Y4, (AX)(SI*1)
+	VPUNPCKLQDQ Y2, Y0, Y1
+	VPUNPCKHQDQ Y2, Y0, Y0
+	VMOVDQU     Y1, (AX)(SI*2)
+	VMOVDQU     Y0, (AX)(DX*1)
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000020, AX
+	DECQ        BX
+	JNZ         transpose4Vec_loop
+
+transpose4Vec_done:
+	VZEROUPPER
+	RET
+
+DATA transpose8_mask<>+0(SB)/1, $0x00
+DATA transpose8_mask<>+1(SB)/1, $0x08
+DATA transpose8_mask<>+2(SB)/1, $0x01
+DATA transpose8_mask<>+3(SB)/1, $0x09
+DATA transpose8_mask<>+4(SB)/1, $0x02
+DATA transpose8_mask<>+5(SB)/1, $0x0a
+DATA transpose8_mask<>+6(SB)/1, $0x03
+DATA transpose8_mask<>+7(SB)/1, $0x0b
+DATA transpose8_mask<>+8(SB)/1, $0x04
+DATA transpose8_mask<>+9(SB)/1, $0x0c
+DATA transpose8_mask<>+10(SB)/1, $0x05
+DATA transpose8_mask<>+11(SB)/1, $0x0d
+DATA transpose8_mask<>+12(SB)/1, $0x06
+DATA transpose8_mask<>+13(SB)/1, $0x0e
+DATA transpose8_mask<>+14(SB)/1, $0x07
+DATA transpose8_mask<>+15(SB)/1, $0x0f
+DATA transpose8_mask<>+16(SB)/1, $0x00
+DATA transpose8_mask<>+17(SB)/1, $0x08
+DATA transpose8_mask<>+18(SB)/1, $0x01
+DATA transpose8_mask<>+19(SB)/1, $0x09
+DATA transpose8_mask<>+20(SB)/1, $0x02
+DATA transpose8_mask<>+21(SB)/1, $0x0a
+DATA transpose8_mask<>+22(SB)/1, $0x03
+DATA transpose8_mask<>+23(SB)/1, $0x0b
+DATA transpose8_mask<>+24(SB)/1, $0x04
+DATA transpose8_mask<>+25(SB)/1, $0x0c
+DATA transpose8_mask<>+26(SB)/1, $0x05
+DATA transpose8_mask<>+27(SB)/1, $0x0d
+DATA transpose8_mask<>+28(SB)/1, $0x06
+DATA transpose8_mask<>+29(SB)/1, $0x0e
+DATA transpose8_mask<>+30(SB)/1, $0x07
+DATA transpose8_mask<>+31(SB)/1, $0x0f
+GLOBL transpose8_mask<>(SB), RODATA|NOPTR, $32
+
+// func transpose8Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·transpose8Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x03, DX
+	MOVQ   DX, BX
+	ANDQ   $-32, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x05, BX
+	JZ     transpose8Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DI
+	IMUL3Q $0x05, DX, R8
+	IMUL3Q $0x07, DX, DX
+
+transpose8Vec_loop:
+	VMOVDQU     (CX), X0
+	VINSERTI128 $0x01, 128(CX), Y0, Y0
+	VPSHUFB     transpose8_mask<>+0(SB), Y0, Y0
+	VMOVDQU     16(CX), X1
+	VINSERTI128 $0x01, 144(CX), Y1, Y1
+	VPSHUFB     transpose8_mask<>+0(SB), Y1, Y1
+	VMOVDQU     32(CX), X2
+	VINSERTI128 $0x01, 160(CX), Y2, Y2
+	VPSHUFB     transpose8_mask<>+0(SB), Y2, Y2
+	VMOVDQU     48(CX), X3
+	VINSERTI128 $0x01, 176(CX), Y3, Y3
+	VPSHUFB     transpose8_mask<>+0(SB), Y3, Y3
+	VPUNPCKLWD  Y1, Y0, Y4
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPUNPCKLWD  Y3, Y2, Y1
+	VPUNPCKHWD  Y3, Y2, Y2
+	VPUNPCKLDQ  Y1, Y4, Y3
+	VPUNPCKHDQ  Y1, Y4, Y4
+	VPUNPCKLDQ  Y2, Y0, Y1
+	VPUNPCKHDQ  Y2, Y0, Y0
+	VMOVDQU     64(CX), X2
+	VINSERTI128 $0x01, 192(CX), Y2, Y2
+	VPSHUFB     transpose8_mask<>+0(SB), Y2, Y2
+	VMOVDQU     80(CX), X5
+	VINSERTI128 $0x01, 208(CX), Y5, Y5
+	VPSHUFB     transpose8_mask<>+0(SB), Y5, Y5
+	VMOVDQU     96(CX), X6
+	VINSERTI128 $0x01, 224(CX), Y6, Y6
+	VPSHUFB     transpose8_mask<>+0(SB), Y6, Y6
+	VMOVDQU     112(CX), X7
+	VINSERTI128 $0x01, 240(CX), Y7, Y7
+	VPSHUFB     transpose8_mask<>+0(SB), Y7, Y7
+	VPUNPCKLWD  Y5, Y2, Y8
+	VPUNPCKHWD  Y5, Y2, Y2
+	VPUNPCKLWD  Y7, Y6, Y5
+	VPUNPCKHWD  Y7, Y6, Y6
+	VPUNPCKLDQ  Y5, Y8, Y7
+	VPUNPCKHDQ  Y5, Y8, Y8
+	VPUNPCKLDQ  Y6, Y2, Y5
+	VPUNPCKHDQ  Y6, Y2, Y2
+	VPUNPCKLQDQ Y7, Y3, Y6
+	VPUNPCKHQDQ Y7, Y3, Y3
+	VMOVDQU     Y6, (AX)
+	VMOVDQU     Y3, (AX)(SI*1)
+	VPUNPCKLQDQ Y8, Y4, Y3
+	VPUNPCKHQDQ Y8, Y4, Y4
+	VMOVDQU     Y3, (AX)(SI*2)
+	VMOVDQU     Y4, (AX)(DI*1)
+	VPUNPCKLQDQ Y5, Y1, Y3
+	VPUNPCKHQDQ Y5, Y1, Y1
+	VMOVDQU     Y3, (AX)(SI*4)
+	VMOVDQU     Y1, (AX)(R8*1)
+	VPUNPCKLQDQ Y2, Y0, Y1
+	VPUNPCKHQDQ Y2, Y0, Y0
+	VMOVDQU     Y1, (AX)(DI*2)
+	VMOVDQU     Y0, (AX)(DX*1)
+	ADDQ        $0x00000100, CX
+	ADDQ        $0x00000020, AX
+	DECQ        BX
+	JNZ         transpose8Vec_loop
+
+transpose8Vec_done:
+	VZEROUPPER
+	RET
+
+// func transpose16Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·transpose16Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x04, DX
+	MOVQ   DX, BX
+	ANDQ   $-16, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x04, BX
+	JZ     transpose16Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DI
+	IMUL3Q $0x05, DX, R8
+	IMUL3Q $0x07, DX, DX
+	LEAQ   (AX)(SI*8), R9
+
+transpose16Vec_loop:
+	VMOVDQU      (CX), X0
+	VINSERTI128  $0x01, 128(CX), Y0, Y0
+	VMOVDQU      16(CX), X1
+	VINSERTI128  $0x01, 144(CX), Y1, Y1
+	VMOVDQU      32(CX), X2
+	VINSERTI128  $0x01, 160(CX), Y2, Y2
+	VMOVDQU      48(CX), X3
+	VINSERTI128  $0x01, 176(CX), Y3, Y3
+	VPUNPCKLBW   Y1, Y0, Y4
+	VPUNPCKHBW   Y1, Y0, Y0
+	VPUNPCKLBW   Y3, Y2, Y1
+	VPUNPCKHBW   Y3, Y2, Y2
+	VPUNPCKLWD   Y1, Y4, Y3
+	VPUNPCKHWD   Y1, Y4, Y4
+	VPUNPCKLWD   Y2, Y0, Y1
+	VPUNPCKHWD   Y2, Y0, Y0
+	VMOVDQU      64(CX), X2
+	VINSERTI128  $0x01, 192(CX), Y2, Y2
+	VMOVDQU      80(CX), X5
+	VINSERTI128  $0x01, 208(CX), Y5, Y5
+	VMOVDQU      96(CX), X6
+	VINSERTI128  $0x01, 224(CX), Y6, Y6
+	VMOVDQU      112(CX), X7
+	VINSERTI128  $0x01, 240(CX), Y7, Y7
+	VPUNPCKLBW   Y5, Y2, Y8
+	VPUNPCKHBW   Y5, Y2, Y2
+	VPUNPCKLBW   Y7, Y6, Y5
+	VPUNPCKHBW   Y7, Y6, Y6
+	VPUNPCKLWD   Y5, Y8, Y7
+	VPUNPCKHWD   Y5, Y8, Y8
+	VPUNPCKLWD   Y6, Y2, Y5
+	VPUNPCKHWD   Y6, Y2, Y2
+	VPUNPCKLDQ   Y7, Y3, Y6
+	VPUNPCKHDQ   Y7, Y3, Y3
+	VPERMQ       $0xd8, Y6, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, (AX)(SI*1)
+	VPERMQ       $0xd8, Y3, Y3
+	VMOVDQU      X3, (AX)(SI*2)
+	VEXTRACTI128 $0x01, Y3, (AX)(DI*1)
+	VPUNPCKLDQ   Y8, Y4, Y3
+	VPUNPCKHDQ   Y8, Y4, Y4
+	VPERMQ       $0xd8, Y3, Y3
+	VMOVDQU      X3, (AX)(SI*4)
+	VEXTRACTI128 $0x01, Y3, (AX)(R8*1)
+	VPERMQ       $0xd8, Y4, Y4
+	VMOVDQU      X4, (AX)(DI*2)
+	VEXTRACTI128 $0x01, Y4, (AX)(DX*1)
+	VPUNPCKLDQ   Y5, Y1, Y3
+	VPUNPCKHDQ   Y5, Y1, Y1
+	VPERMQ       $0xd8, Y3, Y3
+	VMOVDQU      X3, (R9)
+	VEXTRACTI128 $0x01, Y3, (R9)(SI*1)
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      X1, (R9)(SI*2)
+	VEXTRACTI128 $0x01, Y1, (R9)(DI*1)
+	VPUNPCKLDQ   Y2, Y0, Y1
+	VPUNPCKHDQ   Y2, Y0, Y0
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      X1, (R9)(SI*4)
+	VEXTRACTI128 $0x01, Y1, (R9)(R8*1)
+	VPERMQ       $0xd8, Y0, Y0
+	VMOVDQU      X0, (R9)(DI*2)
+	VEXTRACTI128 $0x01, Y0, (R9)(DX*1)
+	ADDQ         $0x00000100, CX
+	ADDQ         $0x00000010, AX
+	ADDQ         $0x00000010, R9
+	DECQ         BX
+	JNZ          transpose16Vec_loop
+
+transpose16Vec_done:
+	VZEROUPPER
+	RET
+
+// func untranspose2Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·untranspose2Vec(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	SHRQ $0x01, DX
+	MOVQ DX, BX
+	ANDQ $-32, BX
+	MOVQ BX, ret+48(FP)
+	SHRQ $0x05, BX
+	JZ   untranspose2Vec_done
+	MOVQ DX, DX
+
+untranspose2Vec_loop:
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (CX)(DX*1), Y1
+	VPUNPCKLBW Y1, Y0, Y2
+	VPUNPCKHBW Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y2
+	VMOVDQU    Y1, (AX)
+	VMOVDQU    Y2, 32(AX)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000020, CX
+	DECQ       BX
+	JNZ        untranspose2Vec_loop
+
+untranspose2Vec_done:
+	VZEROUPPER
+	RET
+
+// func untranspose4Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·untranspose4Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x02, DX
+	MOVQ   DX, BX
+	ANDQ   $-32, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x05, BX
+	JZ     untranspose4Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DX
+
+untranspose4Vec_loop:
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (CX)(SI*1), Y1
+	VMOVDQU    (CX)(SI*2), Y2
+	VMOVDQU    (CX)(DX*1), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y0
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y2
+	VPUNPCKLWD Y1, Y4, Y3
+	VPUNPCKHWD Y1, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y1
+	VPERM2I128 $0x31, Y4, Y3, Y3
+	VMOVDQU    Y1, (AX)
+	VMOVDQU    Y3, 64(AX)
+	VPUNPCKLWD Y2, Y0, Y1
+	VPUNPCKHWD Y2, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y1, Y2
+	VPERM2I128 $0x31, Y0, Y1, Y1
+	VMOVDQU    Y2, 32(AX)
+	VMOVDQU    Y1, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000020, CX
+	DECQ       BX
+	JNZ        untranspose4Vec_loop
+
+untranspose4Vec_done:
+	VZEROUPPER
+	RET
+
+// func untranspose8Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·untranspose8Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x03, DX
+	MOVQ   DX, BX
+	ANDQ   $-32, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x05, BX
+	JZ     untranspose8Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DI
+	IMUL3Q $0x05, DX, R8
+	IMUL3Q $0x07, DX, DX
+
+untranspose8Vec_loop:
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (CX)(SI*1), Y1
+	VMOVDQU    (CX)(SI*2), Y2
+	VMOVDQU    (CX)(DI*1), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y0
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y2
+	VPUNPCKLWD Y1, Y4, Y3
+	VPUNPCKHWD Y1, Y4, Y4
+	VPUNPCKLWD Y2, Y0, Y1
+	VPUNPCKHWD Y2, Y0, Y0
+	VMOVDQU    (CX)(SI*4), Y2
+	VMOVDQU    (CX)(R8*1), Y5
+	VMOVDQU    (CX)(DI*2), Y6
+	VMOVDQU    (CX)(DX*1), Y7
+	VPUNPCKLBW Y5, Y2, Y8
+	VPUNPCKHBW Y5, Y2, Y2
+	VPUNPCKLBW Y7, Y6, Y5
+	VPUNPCKHBW Y7, Y6, Y6
+	VPUNPCKLWD Y5, Y8, Y7
+	VPUNPCKHWD Y5, Y8, Y8
+	VPUNPCKLWD Y6, Y2, Y5
+	VPUNPCKHWD Y6, Y2, Y2
+	VPUNPCKLDQ Y7, Y3, Y6
+	VPUNPCKHDQ Y7, Y3, Y3
+	VPERM2I128 $0x20, Y3, Y6, Y7
+	VPERM2I128 $0x31, Y3, Y6, Y6
+	VMOVDQU    Y7, (AX)
+	VMOVDQU    Y6, 128(AX)
+	VPUNPCKLDQ Y8, Y4, Y3
+	VPUNPCKHDQ Y8, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y6
+	VPERM2I128 $0x31, Y4, Y3, Y3
+	VMOVDQU    Y6, 32(AX)
+	VMOVDQU    Y3, 160(AX)
+	VPUNPCKLDQ Y5, Y1, Y3
+	VPUNPCKHDQ Y5, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y3, Y4
+	VPERM2I128 $0x31, Y1, Y3, Y3
+	VMOVDQU    Y4, 64(AX)
+	VMOVDQU    Y3, 192(AX)
+	VPUNPCKLDQ Y2, Y0, Y1
+	VPUNPCKHDQ Y2, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y1, Y2
+	VPERM2I128 $0x31, Y0, Y1, Y1
+	VMOVDQU    Y2, 96(AX)
+	VMOVDQU    Y1, 224(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000020, CX
+	DECQ       BX
+	JNZ        untranspose8Vec_loop
+
+untranspose8Vec_done:
+	VZEROUPPER
+	RET
+
+// func untranspose16Vec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·untranspose16Vec(SB), NOSPLIT, $0-56
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   src_base+24(FP), CX
+	MOVQ   src_len+32(FP), DX
+	SHRQ   $0x04, DX
+	MOVQ   DX, BX
+	ANDQ   $-16, BX
+	MOVQ   BX, ret+48(FP)
+	SHRQ   $0x04, BX
+	JZ     untranspose16Vec_done
+	MOVQ   DX, SI
+	IMUL3Q $0x03, DX, DI
+	IMUL3Q $0x05, DX, R8
+	IMUL3Q $0x07, DX, DX
+	LEAQ   (CX)(SI*8), R9
+
+untranspose16Vec_loop:
+	VMOVDQU     (CX), X0
+	VINSERTI128 $0x01, (R9), Y0, Y0
+	VMOVDQU     (CX)(SI*1), X1
+	VINSERTI128 $0x01, (R9)(SI*1), Y1, Y1
+	VMOVDQU     (CX)(SI*2), X2
+	VINSERTI128 $0x01, (R9)(SI*2), Y2, Y2
+	VMOVDQU     (CX)(DI*1), X3
+	VINSERTI128 $0x01, (R9)(DI*1), Y3, Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y0
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y2
+	VPUNPCKLWD  Y1, Y4, Y3
+	VPUNPCKHWD  Y1, Y4, Y4
+	VPUNPCKLWD  Y2, Y0, Y1
+	VPUNPCKHWD  Y2, Y0, Y0
+	VMOVDQU     (CX)(SI*4), X2
+	VINSERTI128 $0x01, (R9)(SI*4), Y2, Y2
+	VMOVDQU     (CX)(R8*1), X5
+	VINSERTI128 $0x01, (R9)(R8*1), Y5, Y5
+	VMOVDQU     (CX)(DI*2), X6
+	VINSERTI128 $0x01, (R9)(DI*2), Y6, Y6
+	VMOVDQU     (CX)(DX*1), X7
+	VINSERTI128 $0x01, (R9)(DX*1), Y7, Y7
+	VPUNPCKLBW  Y5, Y2, Y8
+	VPUNPCKHBW  Y5, Y2, Y2
+	VPUNPCKLBW  Y7, Y6, Y5
+	VPUNPCKHBW  Y7, Y6, Y6
+	VPUNPCKLWD  Y5, Y8, Y7
+	VPUNPCKHWD  Y5, Y8, Y8
+	VPUNPCKLWD  Y6, Y2, Y5
+	VPUNPCKHWD  Y6, Y2, Y2
+	VPUNPCKLDQ  Y7, Y3, Y6
+	VPUNPCKHDQ  Y7, Y3, Y3
+	VPERMQ      $0xd8, Y6, Y6
+	VMOVDQU     Y6, (AX)
+	VPERMQ      $0xd8, Y3, Y3
+	VMOVDQU     Y3, 32(AX)
+	VPUNPCKLDQ  Y8, Y4, Y3
+	VPUNPCKHDQ  Y8, Y4, Y4
+	VPERMQ      $0xd8, Y3, Y3
+	VMOVDQU     Y3, 64(AX)
+	VPERMQ      $0xd8, Y4, Y4
+	VMOVDQU     Y4, 96(AX)
+	VPUNPCKLDQ  Y5, Y1, Y3
+	VPUNPCKHDQ  Y5, Y1, Y1
+	VPERMQ      $0xd8, Y3, Y3
+	VMOVDQU     Y3, 128(AX)
+	VPERMQ      $0xd8, Y1, Y1
+	VMOVDQU     Y1, 160(AX)
+	VPUNPCKLDQ  Y2, Y0, Y1
+	VPUNPCKHDQ  Y2, Y0, Y0
+	VPERMQ      $0xd8, Y1, Y1
+	VMOVDQU     Y1, 192(AX)
+	VPERMQ      $0xd8, Y0, Y0
+	VMOVDQU     Y0, 224(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, R9
+	DECQ        BX
+	JNZ         untranspose16Vec_loop
+
+untranspose16Vec_done:
+	VZEROUPPER
+	RET
+
+// func deltas32Vec(dst []int32, x []int32) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·deltas32Vec(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	MOVQ    x_len+32(FP), BX
+	XORQ    SI, SI
+	DECQ    BX
+	CMOVQLT SI, BX
+	CMPQ    DX, BX
+	CMOVQGT BX, DX
+	ANDQ    $-8, DX
+	MOVQ    DX, ret+48(FP)
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-32, SI
+	JZ      deltas32Vec_single
+
+deltas32Vec_loop:
+	VMOVDQU 4(CX)(BX*4), Y0
+	VMOVDQU 36(CX)(BX*4), Y1
+	VMOVDQU 68(CX)(BX*4), Y2
+	VMOVDQU 100(CX)(BX*4), Y3
+	VPSUBD  (CX)(BX*4), Y0, Y0
+	VPSUBD  32(CX)(BX*4), Y1, Y1
+	VPSUBD  64(CX)(BX*4), Y2, Y2
+	VPSUBD  96(CX)(BX*4), Y3, Y3
+	VMOVDQU Y0, (AX)(BX*4)
+	VMOVDQU Y1, 32(AX)(BX*4)
+	VMOVDQU Y2, 64(AX)(BX*4)
+	VMOVDQU Y3, 96(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	CMPQ    BX, SI
+	JB      deltas32Vec_loop
+
+deltas32Vec_single:
+	CMPQ    BX, DX
+	JAE     deltas32Vec_done
+	VMOVDQU 4(CX)(BX*4), Y0
+	VPSUBD  (CX)(BX*4), Y0, Y0
+	VMOVDQU Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     deltas32Vec_single
+
+deltas32Vec_done:
+	VZEROUPPER
+	RET
+
+// func deltas64Vec(dst []int64, x []int64) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·deltas64Vec(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	MOVQ    x_len+32(FP), BX
+	XORQ    SI, SI
+	DECQ    BX
+	CMOVQLT SI, BX
+	CMPQ    DX, BX
+	CMOVQGT BX, DX
+	ANDQ    $-4, DX
+	MOVQ    DX, ret+48(FP)
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-16, SI
+	JZ      deltas64Vec_single
+
+deltas64Vec_loop:
+	VMOVDQU 8(CX)(BX*8), Y0
+	VMOVDQU 40(CX)(BX*8), Y1
+	VMOVDQU 72(CX)(BX*8), Y2
+	VMOVDQU 104(CX)(BX*8), Y3
+	VPSUBQ  (CX)(BX*8), Y0, Y0
+	VPSUBQ  32(CX)(BX*8), Y1, Y1
+	VPSUBQ  64(CX)(BX*8), Y2, Y2
+	VPSUBQ  96(CX)(BX*8), Y3, Y3
+	VMOVDQU Y0, (AX)(BX*8)
+	VMOVDQU Y1, 32(AX)(BX*8)
+	VMOVDQU Y2, 64(AX)(BX*8)
+	VMOVDQU Y3, 96(AX)(BX*8)
+	ADDQ    $0x00000010, BX
+	CMPQ    BX, SI
+	JB      deltas64Vec_loop
+
+deltas64Vec_single:
+	CMPQ    BX, DX
+	JAE     deltas64Vec_done
+	VMOVDQU 8(CX)(BX*8), Y0
+	VPSUBQ  (CX)(BX*8), Y0, Y0
+	VMOVDQU Y0, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	JMP     deltas64Vec_single
+
+deltas64Vec_done:
+	VZEROUPPER
+	RET
+
+// func prefixSum32Vec(dst []int32, x []int32, carry int32) (n int, nonneg bool)
+// Requires: AVX, AVX2
+TEXT ·prefixSum32Vec(SB), NOSPLIT, $0-65
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	ANDQ         $-8, DX
+	MOVQ         DX, n+56(FP)
+	MOVL         carry+48(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	MOVL         $0x00000007, BX
+	VMOVD        BX, X3
+	VPBROADCASTD X3, Y3
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-32, SI
+	JZ           prefixSum32Vec_single
+
+prefixSum32Vec_loop:
+	VMOVDQU    (CX)(BX*4), Y4
+	VPOR       Y4, Y1, Y1
+	VPSLLDQ    $0x04, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSLLDQ    $0x08, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSHUFD    $0xff, Y4, Y5
+	VPERM2I128 $0x08, Y5, Y5, Y5
+	VPADDD     Y5, Y4, Y4
+	VPERMD     Y4, Y3, Y5
+	VPADDD     Y0, Y4, Y4
+	VPADDD     Y5, Y0, Y0
+	VMOVDQU    Y4, (AX)(BX*4)
+	VPOR       Y4, Y2, Y2
+	VMOVDQU    32(CX)(BX*4), Y4
+	VPOR       Y4, Y1, Y1
+	VPSLLDQ    $0x04, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSLLDQ    $0x08, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSHUFD    $0xff, Y4, Y5
+	VPERM2I128 $0x08, Y5, Y5, Y5
+	VPADDD     Y5, Y4, Y4
+	VPERMD     Y4, Y3, Y5
+	VPADDD     Y0, Y4, Y4
+	VPADDD     Y5, Y0, Y0
+	VMOVDQU    Y4, 32(AX)(BX*4)
+	VPOR       Y4, Y2, Y2
+	VMOVDQU    64(CX)(BX*4), Y4
+	VPOR       Y4, Y1, Y1
+	VPSLLDQ    $0x04, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSLLDQ    $0x08, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSHUFD    $0xff, Y4, Y5
+	VPERM2I128 $0x08, Y5, Y5, Y5
+	VPADDD     Y5, Y4, Y4
+	VPERMD     Y4, Y3, Y5
+	VPADDD     Y0, Y4, Y4
+	VPADDD     Y5, Y0, Y0
+	VMOVDQU    Y4, 64(AX)(BX*4)
+	VPOR       Y4, Y2, Y2
+	VMOVDQU    96(CX)(BX*4), Y4
+	VPOR       Y4, Y1, Y1
+	VPSLLDQ    $0x04, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSLLDQ    $0x08, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSHUFD    $0xff, Y4, Y5
+	VPERM2I128 $0x08, Y5, Y5, Y5
+	VPADDD     Y5, Y4, Y4
+	VPERMD     Y4, Y3, Y5
+	VPADDD     Y0, Y4, Y4
+	VPADDD     Y5, Y0, Y0
+	VMOVDQU    Y4, 96(AX)(BX*4)
+	VPOR       Y4, Y2, Y2
+	ADDQ       $0x00000020, BX
+	CMPQ       BX, SI
+	JB         prefixSum32Vec_loop
+
+prefixSum32Vec_single:
+	CMPQ       BX, DX
+	JAE        prefixSum32Vec_done
+	VMOVDQU    (CX)(BX*4), Y4
+	VPOR       Y4, Y1, Y1
+	VPSLLDQ    $0x04, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSLLDQ    $0x08, Y4, Y5
+	VPADDD     Y5, Y4, Y4
+	VPSHUFD    $0xff, Y4, Y5
+	VPERM2I128 $0x08, Y5, Y5, Y5
+	VPADDD     Y5, Y4, Y4
+	VPERMD     Y4, Y3, Y5
+	VPADDD     Y0, Y4, Y4
+	VPADDD     Y5, Y0, Y0
+	VMOVDQU    Y4, (AX)(BX*4)
+	VPOR       Y4, Y2, Y2
+	ADDQ       $0x00000008, BX
+	JMP        prefixSum32Vec_single
+
+prefixSum32Vec_done:
+	VPOR      Y1, Y2, Y2
+	VMOVMSKPS Y2, AX
+	TESTL     AX, AX
+	SETEQ     AL
+	MOVB      AL, nonneg+64(FP)
+	VZEROUPPER
+	RET
+
+// func prefixSum64Vec(dst []int64, x []int64, carry int64) (n int, nonneg bool)
+// Requires: AVX, AVX2
+TEXT ·prefixSum64Vec(SB), NOSPLIT, $0-65
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	ANDQ         $-4, DX
+	MOVQ         DX, n+56(FP)
+	MOVQ         carry+48(FP), BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-16, SI
+	JZ           prefixSum64Vec_single
+
+prefixSum64Vec_loop:
+	VMOVDQU    (CX)(BX*8), Y3
+	VPOR       Y3, Y1, Y1
+	VPSLLDQ    $0x08, Y3, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPSHUFD    $0xee, Y3, Y4
+	VPERM2I128 $0x08, Y4, Y4, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPERMQ     $0xff, Y3, Y4
+	VPADDQ     Y0, Y3, Y3
+	VPADDQ     Y4, Y0, Y0
+	VMOVDQU    Y3, (AX)(BX*8)
+	VPOR       Y3, Y2, Y2
+	VMOVDQU    32(CX)(BX*8), Y3
+	VPOR       Y3, Y1, Y1
+	VPSLLDQ    $0x08, Y3, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPSHUFD    $0xee, Y3, Y4
+	VPERM2I128 $0x08, Y4, Y4, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPERMQ     $0xff, Y3, Y4
+	VPADDQ     Y0, Y3, Y3
+	VPADDQ     Y4, Y0, Y0
+	VMOVDQU    Y3, 32(AX)(BX*8)
+	VPOR       Y3, Y2, Y2
+	VMOVDQU    64(CX)(BX*8), Y3
+	VPOR       Y3, Y1, Y1
+	VPSLLDQ    $0x08, Y3, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPSHUFD    $0xee, Y3, Y4
+	VPERM2I128 $0x08, Y4, Y4, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPERMQ     $0xff, Y3, Y4
+	VPADDQ     Y0, Y3, Y3
+	VPADDQ     Y4, Y0, Y0
+	VMOVDQU    Y3, 64(AX)(BX*8)
+	VPOR       Y3, Y2, Y2
+	VMOVDQU    96(CX)(BX*8), Y3
+	VPOR       Y3, Y1, Y1
+	VPSLLDQ    $0x08, Y3, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPSHUFD    $0xee, Y3, Y4
+	VPERM2I128 $0x08, Y4, Y4, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPERMQ     $0xff, Y3, Y4
+	VPADDQ     Y0, Y3, Y3
+	VPADDQ     Y4, Y0, Y0
+	VMOVDQU    Y3, 96(AX)(BX*8)
+	VPOR       Y3, Y2, Y2
+	ADDQ       $0x00000010, BX
+	CMPQ       BX, SI
+	JB         prefixSum64Vec_loop
+
+prefixSum64Vec_single:
+	CMPQ       BX, DX
+	JAE        prefixSum64Vec_done
+	VMOVDQU    (CX)(BX*8), Y3
+	VPOR       Y3, Y1, Y1
+	VPSLLDQ    $0x08, Y3, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPSHUFD    $0xee, Y3, Y4
+	VPERM2I128 $0x08, Y4, Y4, Y4
+	VPADDQ     Y4, Y3, Y3
+	VPERMQ     $0xff, Y3, Y4
+	VPADDQ     Y0, Y3, Y3
+	VPADDQ     Y4, Y0, Y0
+	VMOVDQU    Y3, (AX)(BX*8)
+	VPOR       Y3, Y2, Y2
+	ADDQ       $0x00000004, BX
+	JMP        prefixSum64Vec_single
+
+prefixSum64Vec_done:
+	VPOR      Y1, Y2, Y2
+	VMOVMSKPD Y2, AX
+	TESTL     AX, AX
+	SETEQ     AL
+	MOVB      AL, nonneg+64(FP)
+	VZEROUPPER
+	RET

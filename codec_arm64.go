@@ -2,10 +2,11 @@
 
 package arrowpack
 
-// The NEON (ASIMD) kernels, in codec_arm64.s. Each works on whole 64-byte
-// blocks (four Q registers) and returns how far it got; kernels_vec.go calls
-// them only for inputs of at least minVec elements and finishes the tail in
-// Go.
+// The NEON (ASIMD) kernels, in codec_arm64.s. Each works on whole blocks
+// (64 bytes, four Q registers, for the offsets and bitmap kernels; 16 or 32
+// values for the byte transpositions) and returns how far it got;
+// kernels_vec.go calls them only for inputs of at least minVec elements (or
+// values) and finishes the tail in Go.
 
 // rebase32Vec sets dst[i] = src[i] - base for every i < n and returns n, the
 // largest multiple of 16 that is <= len(src). The caller guarantees len(dst)
@@ -54,3 +55,83 @@ func shiftBitsVec(dst, src []byte, k uint) int
 //
 //go:noescape
 func popcountVec(b []byte) (ones, n int)
+
+// The transform kernels. The transpositions count values: n =
+// len(src)/width, the length of a plane. Each routine does whole blocks of
+// values and returns how many values it did, m; the caller guarantees
+// len(dst) >= len(src) and that dst and src do not overlap.
+
+// transpose2Vec sets dst[j*n+i] = src[i*2+j] for j < 2 and i < m, m = n
+// rounded down to a multiple of 32, and returns m. It reads src[:2m] and
+// writes dst[j*n:j*n+m] only.
+//
+//go:noescape
+func transpose2Vec(dst, src []byte) int
+
+// transpose4Vec is transpose2Vec for 4-byte values, blocks of 32 values.
+//
+//go:noescape
+func transpose4Vec(dst, src []byte) int
+
+// transpose8Vec is transpose2Vec for 8-byte values, blocks of 32 values.
+//
+//go:noescape
+func transpose8Vec(dst, src []byte) int
+
+// transpose16Vec is transpose2Vec for 16-byte values, blocks of 16
+// values.
+//
+//go:noescape
+func transpose16Vec(dst, src []byte) int
+
+// untranspose2Vec sets dst[i*2+j] = src[j*n+i] for j < 2 and i < m, m = n
+// rounded down to a multiple of 32, and returns m. It reads src[j*n:j*n+m]
+// and writes dst[:2m] only.
+//
+//go:noescape
+func untranspose2Vec(dst, src []byte) int
+
+// untranspose4Vec is untranspose2Vec for 4-byte values, blocks of 32
+// values.
+//
+//go:noescape
+func untranspose4Vec(dst, src []byte) int
+
+// untranspose8Vec is untranspose2Vec for 8-byte values, blocks of 32
+// values.
+//
+//go:noescape
+func untranspose8Vec(dst, src []byte) int
+
+// untranspose16Vec is untranspose2Vec for 16-byte values, blocks of 16
+// values.
+//
+//go:noescape
+func untranspose16Vec(dst, src []byte) int
+
+// deltas32Vec sets dst[i] = x[i+1] - x[i] (wrapping) for i < n and returns
+// n: min(len(dst), len(x)-1) rounded down to a multiple of 16, 0 if x is
+// empty. dst may start where x starts; otherwise they do not overlap. It
+// reads x[:n+1] and writes dst[:n] only.
+//
+//go:noescape
+func deltas32Vec(dst, x []int32) int
+
+// deltas64Vec is deltas32Vec for 64-bit elements, in blocks of 8.
+//
+//go:noescape
+func deltas64Vec(dst, x []int64) int
+
+// prefixSum32Vec sets dst[i] = carry + x[0] + ... + x[i] (wrapping) for i
+// < n and returns n, len(x) rounded down to a multiple of 16, and whether
+// every x[i] and every dst[i] with i < n is >= 0. The caller guarantees
+// len(dst) >= len(x); dst may be x itself. It reads and writes nothing at
+// or past index n.
+//
+//go:noescape
+func prefixSum32Vec(dst, x []int32, carry int32) (n int, nonneg bool)
+
+// prefixSum64Vec is prefixSum32Vec for 64-bit elements, in blocks of 8.
+//
+//go:noescape
+func prefixSum64Vec(dst, x []int64, carry int64) (n int, nonneg bool)

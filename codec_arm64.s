@@ -214,3 +214,618 @@ done:
 	VMOV V8.D[0], R2
 	MOVD R2, ones+24(FP)
 	RET
+
+// The transform kernels; contracts in codec_arm64.go.
+//
+// The byte transpositions use the de-interleaving loads and interleaving
+// stores: LD2/ST2 and LD4/ST4 split (join) 2 and 4 byte planes in one
+// instruction; 8- and 16-byte values take one and two more steps of
+// UZP1/UZP2 (ZIP1/ZIP2), which split (join) the even and odd bytes of a
+// register pair. Every plane has a pointer of its own, moved on by post-
+// indexed stores (loads); pairs of Q registers that are not consecutive,
+// as LD1/ST1 lists must be, go through FLDPQ/FSTPQ (LDP/STP of Q
+// registers), named by their F registers. The 16 plane pointers of the
+// 16-byte routines are R0 or R1, R5-R15 and R19-R22: R16 and R17 (which a
+// linker veneer may clobber), R18 (the platform register) and R26-R30 stay
+// untouched. Every instruction here exists in Go's assembler; none is
+// WORD-encoded.
+
+// func transpose2Vec(dst, src []byte) int
+//
+// 32 values a block: two LD2 give planes 0 and 1 of values 0-15 (V0, V1)
+// and of values 16-31 (V2, V3).
+TEXT ·transpose2Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $1, R2, R3       // n: values, the length of a plane
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R0, R5       // plane 1
+
+loop:
+	VLD2.P  32(R1), [V0.B16, V1.B16]
+	VLD2.P  32(R1), [V2.B16, V3.B16]
+	FSTPQ.P (F0, F2), 32(R0)
+	FSTPQ.P (F1, F3), 32(R5)
+	SUBS    $32, R4
+	BNE     loop
+
+done:
+	RET
+
+// func transpose4Vec(dst, src []byte) int
+//
+// 32 values a block: two LD4 give planes 0-3 of values 0-15 (V0-V3) and of
+// values 16-31 (V4-V7).
+TEXT ·transpose4Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $2, R2, R3       // n
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R0, R5       // planes 1, 2, 3
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+
+loop:
+	VLD4.P  64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VLD4.P  64(R1), [V4.B16, V5.B16, V6.B16, V7.B16]
+	FSTPQ.P (F0, F4), 32(R0)
+	FSTPQ.P (F1, F5), 32(R5)
+	FSTPQ.P (F2, F6), 32(R6)
+	FSTPQ.P (F3, F7), 32(R7)
+	SUBS    $32, R4
+	BNE     loop
+
+done:
+	RET
+
+// func transpose8Vec(dst, src []byte) int
+//
+// 32 values a block. LD4 of eight 8-byte values leaves in register r bytes
+// r and r+4 of each value, alternately: [v0.r, v0.r+4, v1.r, ...]. UZP1 of
+// the registers r of two such loads takes their even bytes, plane r of 16
+// values, and UZP2 their odd bytes, plane r+4. Planes of values 0-15 go to
+// V16-V23, of values 16-31 to V24-V31.
+TEXT ·transpose8Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $3, R2, R3       // n
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R0, R5
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+	ADD  R3, R7, R8
+	ADD  R3, R8, R9
+	ADD  R3, R9, R10
+	ADD  R3, R10, R11
+
+loop:
+	VLD4.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]     // values 0-7
+	VLD4.P 64(R1), [V4.B16, V5.B16, V6.B16, V7.B16]     // values 8-15
+	VLD4.P 64(R1), [V8.B16, V9.B16, V10.B16, V11.B16]   // values 16-23
+	VLD4.P 64(R1), [V12.B16, V13.B16, V14.B16, V15.B16] // values 24-31
+	VUZP1  V4.B16, V0.B16, V16.B16
+	VUZP2  V4.B16, V0.B16, V20.B16
+	VUZP1  V5.B16, V1.B16, V17.B16
+	VUZP2  V5.B16, V1.B16, V21.B16
+	VUZP1  V6.B16, V2.B16, V18.B16
+	VUZP2  V6.B16, V2.B16, V22.B16
+	VUZP1  V7.B16, V3.B16, V19.B16
+	VUZP2  V7.B16, V3.B16, V23.B16
+	VUZP1  V12.B16, V8.B16, V24.B16
+	VUZP2  V12.B16, V8.B16, V28.B16
+	VUZP1  V13.B16, V9.B16, V25.B16
+	VUZP2  V13.B16, V9.B16, V29.B16
+	VUZP1  V14.B16, V10.B16, V26.B16
+	VUZP2  V14.B16, V10.B16, V30.B16
+	VUZP1  V15.B16, V11.B16, V27.B16
+	VUZP2  V15.B16, V11.B16, V31.B16
+	FSTPQ.P (F16, F24), 32(R0)
+	FSTPQ.P (F17, F25), 32(R5)
+	FSTPQ.P (F18, F26), 32(R6)
+	FSTPQ.P (F19, F27), 32(R7)
+	FSTPQ.P (F20, F28), 32(R8)
+	FSTPQ.P (F21, F29), 32(R9)
+	FSTPQ.P (F22, F30), 32(R10)
+	FSTPQ.P (F23, F31), 32(R11)
+	SUBS   $32, R4
+	BNE    loop
+
+done:
+	RET
+
+// func transpose16Vec(dst, src []byte) int
+//
+// 16 values a block. LD4 of four 16-byte values leaves in register r bytes
+// r, r+4, r+8 and r+12 of each value in turn: A (values 0-3) in V0-V3, B
+// (4-7) in V4-V7, C (8-11) in V8-V11, D (12-15) in V12-V15. UZP1 of A_r and
+// B_r takes bytes r and r+8 of values 0-7 (to V16+r), UZP2 bytes r+4 and
+// r+12 (V20+r); likewise C_r and D_r for values 8-15 (V24+r, V28+r). A
+// second round of UZP1/UZP2 on those gives planes r, r+8, r+4 and r+12 of
+// all 16 values, each in V<plane>.
+TEXT ·transpose16Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $4, R2, R3       // n
+	AND  $~15, R3, R4     // m: whole blocks of 16 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R0, R5
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+	ADD  R3, R7, R8
+	ADD  R3, R8, R9
+	ADD  R3, R9, R10
+	ADD  R3, R10, R11
+	ADD  R3, R11, R12
+	ADD  R3, R12, R13
+	ADD  R3, R13, R14
+	ADD  R3, R14, R15
+	ADD  R3, R15, R19
+	ADD  R3, R19, R20
+	ADD  R3, R20, R21
+	ADD  R3, R21, R22
+
+loop:
+	VLD4.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VLD4.P 64(R1), [V4.B16, V5.B16, V6.B16, V7.B16]
+	VLD4.P 64(R1), [V8.B16, V9.B16, V10.B16, V11.B16]
+	VLD4.P 64(R1), [V12.B16, V13.B16, V14.B16, V15.B16]
+	VUZP1  V4.B16, V0.B16, V16.B16
+	VUZP2  V4.B16, V0.B16, V20.B16
+	VUZP1  V12.B16, V8.B16, V24.B16
+	VUZP2  V12.B16, V8.B16, V28.B16
+	VUZP1  V5.B16, V1.B16, V17.B16
+	VUZP2  V5.B16, V1.B16, V21.B16
+	VUZP1  V13.B16, V9.B16, V25.B16
+	VUZP2  V13.B16, V9.B16, V29.B16
+	VUZP1  V6.B16, V2.B16, V18.B16
+	VUZP2  V6.B16, V2.B16, V22.B16
+	VUZP1  V14.B16, V10.B16, V26.B16
+	VUZP2  V14.B16, V10.B16, V30.B16
+	VUZP1  V7.B16, V3.B16, V19.B16
+	VUZP2  V7.B16, V3.B16, V23.B16
+	VUZP1  V15.B16, V11.B16, V27.B16
+	VUZP2  V15.B16, V11.B16, V31.B16
+	VUZP1  V24.B16, V16.B16, V0.B16
+	VUZP2  V24.B16, V16.B16, V8.B16
+	VUZP1  V28.B16, V20.B16, V4.B16
+	VUZP2  V28.B16, V20.B16, V12.B16
+	VUZP1  V25.B16, V17.B16, V1.B16
+	VUZP2  V25.B16, V17.B16, V9.B16
+	VUZP1  V29.B16, V21.B16, V5.B16
+	VUZP2  V29.B16, V21.B16, V13.B16
+	VUZP1  V26.B16, V18.B16, V2.B16
+	VUZP2  V26.B16, V18.B16, V10.B16
+	VUZP1  V30.B16, V22.B16, V6.B16
+	VUZP2  V30.B16, V22.B16, V14.B16
+	VUZP1  V27.B16, V19.B16, V3.B16
+	VUZP2  V27.B16, V19.B16, V11.B16
+	VUZP1  V31.B16, V23.B16, V7.B16
+	VUZP2  V31.B16, V23.B16, V15.B16
+	VST1.P [V0.B16], 16(R0)
+	VST1.P [V1.B16], 16(R5)
+	VST1.P [V2.B16], 16(R6)
+	VST1.P [V3.B16], 16(R7)
+	VST1.P [V4.B16], 16(R8)
+	VST1.P [V5.B16], 16(R9)
+	VST1.P [V6.B16], 16(R10)
+	VST1.P [V7.B16], 16(R11)
+	VST1.P [V8.B16], 16(R12)
+	VST1.P [V9.B16], 16(R13)
+	VST1.P [V10.B16], 16(R14)
+	VST1.P [V11.B16], 16(R15)
+	VST1.P [V12.B16], 16(R19)
+	VST1.P [V13.B16], 16(R20)
+	VST1.P [V14.B16], 16(R21)
+	VST1.P [V15.B16], 16(R22)
+	SUBS   $16, R4
+	BNE    loop
+
+done:
+	RET
+
+// func untranspose2Vec(dst, src []byte) int
+//
+// 32 values a block: planes 0 and 1 of values 0-15 in V0, V1 and of values
+// 16-31 in V2, V3; ST2 interleaves them.
+TEXT ·untranspose2Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $1, R2, R3       // n
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R1, R5       // plane 1
+
+loop:
+	FLDPQ.P 32(R1), (F0, F2)
+	FLDPQ.P 32(R5), (F1, F3)
+	VST2.P  [V0.B16, V1.B16], 32(R0)
+	VST2.P  [V2.B16, V3.B16], 32(R0)
+	SUBS    $32, R4
+	BNE     loop
+
+done:
+	RET
+
+// func untranspose4Vec(dst, src []byte) int
+//
+// 32 values a block: planes 0-3 of values 0-15 in V0-V3 and of values
+// 16-31 in V4-V7; ST4 interleaves them.
+TEXT ·untranspose4Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $2, R2, R3       // n
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R1, R5       // planes 1, 2, 3
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+
+loop:
+	FLDPQ.P 32(R1), (F0, F4)
+	FLDPQ.P 32(R5), (F1, F5)
+	FLDPQ.P 32(R6), (F2, F6)
+	FLDPQ.P 32(R7), (F3, F7)
+	VST4.P  [V0.B16, V1.B16, V2.B16, V3.B16], 64(R0)
+	VST4.P  [V4.B16, V5.B16, V6.B16, V7.B16], 64(R0)
+	SUBS    $32, R4
+	BNE     loop
+
+done:
+	RET
+
+// func untranspose8Vec(dst, src []byte) int
+//
+// 32 values a block, the inverse of transpose8Vec: plane j of values 0-15
+// in Vj, of values 16-31 in V8+j. ZIP1 of planes r and r+4 interleaves
+// bytes r and r+4 of values 0-7, ZIP2 of values 8-15: the registers ST4
+// joins into eight whole values.
+TEXT ·untranspose8Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $3, R2, R3       // n
+	AND  $~31, R3, R4     // m: whole blocks of 32 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R1, R5
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+	ADD  R3, R7, R8
+	ADD  R3, R8, R9
+	ADD  R3, R9, R10
+	ADD  R3, R10, R11
+
+loop:
+	FLDPQ.P 32(R1), (F0, F8)
+	FLDPQ.P 32(R5), (F1, F9)
+	FLDPQ.P 32(R6), (F2, F10)
+	FLDPQ.P 32(R7), (F3, F11)
+	FLDPQ.P 32(R8), (F4, F12)
+	FLDPQ.P 32(R9), (F5, F13)
+	FLDPQ.P 32(R10), (F6, F14)
+	FLDPQ.P 32(R11), (F7, F15)
+	VZIP1   V4.B16, V0.B16, V16.B16
+	VZIP2   V4.B16, V0.B16, V20.B16
+	VZIP1   V5.B16, V1.B16, V17.B16
+	VZIP2   V5.B16, V1.B16, V21.B16
+	VZIP1   V6.B16, V2.B16, V18.B16
+	VZIP2   V6.B16, V2.B16, V22.B16
+	VZIP1   V7.B16, V3.B16, V19.B16
+	VZIP2   V7.B16, V3.B16, V23.B16
+	VST4.P  [V16.B16, V17.B16, V18.B16, V19.B16], 64(R0)
+	VST4.P  [V20.B16, V21.B16, V22.B16, V23.B16], 64(R0)
+	VZIP1   V12.B16, V8.B16, V16.B16
+	VZIP2   V12.B16, V8.B16, V20.B16
+	VZIP1   V13.B16, V9.B16, V17.B16
+	VZIP2   V13.B16, V9.B16, V21.B16
+	VZIP1   V14.B16, V10.B16, V18.B16
+	VZIP2   V14.B16, V10.B16, V22.B16
+	VZIP1   V15.B16, V11.B16, V19.B16
+	VZIP2   V15.B16, V11.B16, V23.B16
+	VST4.P  [V16.B16, V17.B16, V18.B16, V19.B16], 64(R0)
+	VST4.P  [V20.B16, V21.B16, V22.B16, V23.B16], 64(R0)
+	SUBS    $32, R4
+	BNE     loop
+
+done:
+	RET
+
+// func untranspose16Vec(dst, src []byte) int
+//
+// 16 values a block, the inverse of transpose16Vec: plane p in Vp; ZIP1 and
+// ZIP2 of planes r and r+8 give bytes r and r+8 of values 0-7 (V16+r) and
+// 8-15 (V20+r), of planes r+4 and r+12 bytes r+4 and r+12 (V24+r, V28+r);
+// a second round gives the four registers of each of the four groups of
+// four values, V0-V3, V4-V7, V8-V11 and V12-V15, which ST4 joins.
+TEXT ·untranspose16Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+
+	LSR  $4, R2, R3       // n
+	AND  $~15, R3, R4     // m: whole blocks of 16 values
+	MOVD R4, ret+48(FP)
+	CBZ  R4, done
+	ADD  R3, R1, R5
+	ADD  R3, R5, R6
+	ADD  R3, R6, R7
+	ADD  R3, R7, R8
+	ADD  R3, R8, R9
+	ADD  R3, R9, R10
+	ADD  R3, R10, R11
+	ADD  R3, R11, R12
+	ADD  R3, R12, R13
+	ADD  R3, R13, R14
+	ADD  R3, R14, R15
+	ADD  R3, R15, R19
+	ADD  R3, R19, R20
+	ADD  R3, R20, R21
+	ADD  R3, R21, R22
+
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 16(R5), [V1.B16]
+	VLD1.P 16(R6), [V2.B16]
+	VLD1.P 16(R7), [V3.B16]
+	VLD1.P 16(R8), [V4.B16]
+	VLD1.P 16(R9), [V5.B16]
+	VLD1.P 16(R10), [V6.B16]
+	VLD1.P 16(R11), [V7.B16]
+	VLD1.P 16(R12), [V8.B16]
+	VLD1.P 16(R13), [V9.B16]
+	VLD1.P 16(R14), [V10.B16]
+	VLD1.P 16(R15), [V11.B16]
+	VLD1.P 16(R19), [V12.B16]
+	VLD1.P 16(R20), [V13.B16]
+	VLD1.P 16(R21), [V14.B16]
+	VLD1.P 16(R22), [V15.B16]
+	VZIP1  V8.B16, V0.B16, V16.B16
+	VZIP2  V8.B16, V0.B16, V20.B16
+	VZIP1  V12.B16, V4.B16, V24.B16
+	VZIP2  V12.B16, V4.B16, V28.B16
+	VZIP1  V9.B16, V1.B16, V17.B16
+	VZIP2  V9.B16, V1.B16, V21.B16
+	VZIP1  V13.B16, V5.B16, V25.B16
+	VZIP2  V13.B16, V5.B16, V29.B16
+	VZIP1  V10.B16, V2.B16, V18.B16
+	VZIP2  V10.B16, V2.B16, V22.B16
+	VZIP1  V14.B16, V6.B16, V26.B16
+	VZIP2  V14.B16, V6.B16, V30.B16
+	VZIP1  V11.B16, V3.B16, V19.B16
+	VZIP2  V11.B16, V3.B16, V23.B16
+	VZIP1  V15.B16, V7.B16, V27.B16
+	VZIP2  V15.B16, V7.B16, V31.B16
+	VZIP1  V24.B16, V16.B16, V0.B16
+	VZIP2  V24.B16, V16.B16, V4.B16
+	VZIP1  V28.B16, V20.B16, V8.B16
+	VZIP2  V28.B16, V20.B16, V12.B16
+	VZIP1  V25.B16, V17.B16, V1.B16
+	VZIP2  V25.B16, V17.B16, V5.B16
+	VZIP1  V29.B16, V21.B16, V9.B16
+	VZIP2  V29.B16, V21.B16, V13.B16
+	VZIP1  V26.B16, V18.B16, V2.B16
+	VZIP2  V26.B16, V18.B16, V6.B16
+	VZIP1  V30.B16, V22.B16, V10.B16
+	VZIP2  V30.B16, V22.B16, V14.B16
+	VZIP1  V27.B16, V19.B16, V3.B16
+	VZIP2  V27.B16, V19.B16, V7.B16
+	VZIP1  V31.B16, V23.B16, V11.B16
+	VZIP2  V31.B16, V23.B16, V15.B16
+	VST4.P [V0.B16, V1.B16, V2.B16, V3.B16], 64(R0)
+	VST4.P [V4.B16, V5.B16, V6.B16, V7.B16], 64(R0)
+	VST4.P [V8.B16, V9.B16, V10.B16, V11.B16], 64(R0)
+	VST4.P [V12.B16, V13.B16, V14.B16, V15.B16], 64(R0)
+	SUBS   $16, R4
+	BNE    loop
+
+done:
+	RET
+
+// func deltas32Vec(dst, x []int32) int
+//
+// The block at x[i:] is subtracted from the one at x[i+1:]; both are loaded
+// before the block of dst is stored, so dst may start where x starts.
+TEXT ·deltas32Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R2
+	LDP  x_base+24(FP), (R1, R3)
+
+	SUBS $1, R3           // len(x)-1, at least 0
+	CSEL LT, ZR, R3, R3
+	CMP  R3, R2
+	CSEL GT, R3, R2, R2   // min(len(dst), len(x)-1)
+	AND  $~15, R2        // n: whole blocks of 16 elements
+	MOVD R2, ret+48(FP)
+	CBZ  R2, done
+	ADD  $4, R1, R4       // R4 = &x[1]
+
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4] // x[i:]
+	VLD1.P 64(R4), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i+1:]
+	VSUB   V0.S4, V4.S4, V0.S4
+	VSUB   V1.S4, V5.S4, V1.S4
+	VSUB   V2.S4, V6.S4, V2.S4
+	VSUB   V3.S4, V7.S4, V3.S4
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUBS   $16, R2
+	BNE    loop
+
+done:
+	RET
+
+// func deltas64Vec(dst, x []int64) int
+//
+// The block at x[i:] is subtracted from the one at x[i+1:]; both are loaded
+// before the block of dst is stored, so dst may start where x starts.
+TEXT ·deltas64Vec(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R2
+	LDP  x_base+24(FP), (R1, R3)
+
+	SUBS $1, R3           // len(x)-1, at least 0
+	CSEL LT, ZR, R3, R3
+	CMP  R3, R2
+	CSEL GT, R3, R2, R2   // min(len(dst), len(x)-1)
+	AND  $~7, R2        // n: whole blocks of 8 elements
+	MOVD R2, ret+48(FP)
+	CBZ  R2, done
+	ADD  $8, R1, R4       // R4 = &x[1]
+
+loop:
+	VLD1.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2] // x[i:]
+	VLD1.P 64(R4), [V4.D2, V5.D2, V6.D2, V7.D2] // x[i+1:]
+	VSUB   V0.D2, V4.D2, V0.D2
+	VSUB   V1.D2, V5.D2, V1.D2
+	VSUB   V2.D2, V6.D2, V2.D2
+	VSUB   V3.D2, V7.D2, V3.D2
+	VST1.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
+	SUBS   $8, R2
+	BNE    loop
+
+done:
+	RET
+
+// func prefixSum32Vec(dst, x []int32, carry int32) (n int, nonneg bool)
+//
+// 16 elements (four registers) a block. Each register's running sums come
+// from adding it shifted up by one element and then by two (EXT with a
+// zero register, V30). The carry V31, the total of everything before, in
+// every element, grows by each register's total (DUP of its last running
+// sum), which does not depend on the carry: the loop-carried chain is one
+// addition per register. It starts as the carry argument. The sign bits of every input and output are ORed
+// into V29 and tested at the end.
+TEXT ·prefixSum32Vec(SB), NOSPLIT, $0-65
+	MOVD dst_base+0(FP), R0
+	LDP  x_base+24(FP), (R1, R2)
+	MOVW carry+48(FP), R3
+
+	AND  $~15, R2         // n: whole blocks of 16 elements
+	MOVD R2, n+56(FP)
+	VEOR V29.B16, V29.B16, V29.B16
+	VEOR V30.B16, V30.B16, V30.B16
+	VDUP R3, V31.S4
+	CBZ  R2, done
+
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VORR   V0.B16, V1.B16, V16.B16
+	VORR   V2.B16, V3.B16, V17.B16
+	VEXT   $12, V0.B16, V30.B16, V4.B16
+	VADD   V4.S4, V0.S4, V0.S4
+	VEXT   $8, V0.B16, V30.B16, V4.B16
+	VADD   V4.S4, V0.S4, V0.S4
+	VEXT   $12, V1.B16, V30.B16, V5.B16
+	VADD   V5.S4, V1.S4, V1.S4
+	VEXT   $8, V1.B16, V30.B16, V5.B16
+	VADD   V5.S4, V1.S4, V1.S4
+	VEXT   $12, V2.B16, V30.B16, V6.B16
+	VADD   V6.S4, V2.S4, V2.S4
+	VEXT   $8, V2.B16, V30.B16, V6.B16
+	VADD   V6.S4, V2.S4, V2.S4
+	VEXT   $12, V3.B16, V30.B16, V7.B16
+	VADD   V7.S4, V3.S4, V3.S4
+	VEXT   $8, V3.B16, V30.B16, V7.B16
+	VADD   V7.S4, V3.S4, V3.S4
+	VDUP   V0.S[3], V8.S4
+	VDUP   V1.S[3], V9.S4
+	VDUP   V2.S[3], V10.S4
+	VDUP   V3.S[3], V11.S4
+	VADD   V31.S4, V0.S4, V0.S4
+	VADD   V8.S4, V31.S4, V31.S4
+	VADD   V31.S4, V1.S4, V1.S4
+	VADD   V9.S4, V31.S4, V31.S4
+	VADD   V31.S4, V2.S4, V2.S4
+	VADD   V10.S4, V31.S4, V31.S4
+	VADD   V31.S4, V3.S4, V3.S4
+	VADD   V11.S4, V31.S4, V31.S4
+	VORR   V0.B16, V16.B16, V16.B16
+	VORR   V1.B16, V17.B16, V17.B16
+	VORR   V2.B16, V16.B16, V16.B16
+	VORR   V3.B16, V17.B16, V17.B16
+	VORR   V16.B16, V17.B16, V16.B16
+	VORR   V16.B16, V29.B16, V29.B16
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUBS   $16, R2
+	BNE    loop
+
+done:
+	VMOV V29.D[0], R3
+	VMOV V29.D[1], R4
+	ORR  R3, R4
+	TST  $0x8000000080000000, R4 // the sign bits of both 32-bit halves
+	CSET EQ, R5
+	MOVB R5, nonneg+64(FP)
+	RET
+
+// func prefixSum64Vec(dst, x []int64, carry int64) (n int, nonneg bool)
+//
+// As prefixSum32Vec, with 8 elements (four registers of two) a block and
+// one shift of one element.
+TEXT ·prefixSum64Vec(SB), NOSPLIT, $0-65
+	MOVD dst_base+0(FP), R0
+	LDP  x_base+24(FP), (R1, R2)
+	MOVD carry+48(FP), R3
+
+	AND  $~7, R2          // n: whole blocks of 8 elements
+	MOVD R2, n+56(FP)
+	VEOR V29.B16, V29.B16, V29.B16
+	VEOR V30.B16, V30.B16, V30.B16
+	VDUP R3, V31.D2
+	CBZ  R2, done
+
+loop:
+	VLD1.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VORR   V0.B16, V1.B16, V16.B16
+	VORR   V2.B16, V3.B16, V17.B16
+	VEXT   $8, V0.B16, V30.B16, V4.B16
+	VADD   V4.D2, V0.D2, V0.D2
+	VEXT   $8, V1.B16, V30.B16, V5.B16
+	VADD   V5.D2, V1.D2, V1.D2
+	VEXT   $8, V2.B16, V30.B16, V6.B16
+	VADD   V6.D2, V2.D2, V2.D2
+	VEXT   $8, V3.B16, V30.B16, V7.B16
+	VADD   V7.D2, V3.D2, V3.D2
+	VDUP   V0.D[1], V8.D2
+	VDUP   V1.D[1], V9.D2
+	VDUP   V2.D[1], V10.D2
+	VDUP   V3.D[1], V11.D2
+	VADD   V31.D2, V0.D2, V0.D2
+	VADD   V8.D2, V31.D2, V31.D2
+	VADD   V31.D2, V1.D2, V1.D2
+	VADD   V9.D2, V31.D2, V31.D2
+	VADD   V31.D2, V2.D2, V2.D2
+	VADD   V10.D2, V31.D2, V31.D2
+	VADD   V31.D2, V3.D2, V3.D2
+	VADD   V11.D2, V31.D2, V31.D2
+	VORR   V0.B16, V16.B16, V16.B16
+	VORR   V1.B16, V17.B16, V17.B16
+	VORR   V2.B16, V16.B16, V16.B16
+	VORR   V3.B16, V17.B16, V17.B16
+	VORR   V16.B16, V17.B16, V16.B16
+	VORR   V16.B16, V29.B16, V29.B16
+	VST1.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
+	SUBS   $8, R2
+	BNE    loop
+
+done:
+	VMOV V29.D[0], R3
+	VMOV V29.D[1], R4
+	ORR  R3, R4
+	TST  $0x8000000000000000, R4
+	CSET EQ, R5
+	MOVB R5, nonneg+64(FP)
+	RET

@@ -16,6 +16,12 @@ var genericImpl = impl{
 	nondecreasing64: nondecreasing64Generic,
 	shiftBits:       shiftBitsGeneric,
 	popcount:        popcountGeneric,
+	transpose:       transposeGeneric,
+	untranspose:     untransposeGeneric,
+	deltas32:        deltas32Generic,
+	deltas64:        deltas64Generic,
+	prefixSum32:     prefixSum32Generic,
+	prefixSum64:     prefixSum64Generic,
 }
 
 func rebase32Generic(dst, src []int32, base int32) {

@@ -2,6 +2,8 @@
 
 package arrowpack
 
+import "unsafe"
+
 // The vector path: assembly routines (codec_amd64.s, codec_arm64.s, with the
 // same names and contracts on both) do whole vector blocks and return how
 // much they did; the generic code finishes the tail. Inputs shorter than
@@ -17,6 +19,12 @@ var vectorImpl = impl{
 	nondecreasing64: nondecreasing64Vector,
 	shiftBits:       shiftBitsVector,
 	popcount:        popcountVector,
+	transpose:       transposeVector,
+	untranspose:     untransposeVector,
+	deltas32:        deltas32Vector,
+	deltas64:        deltas64Vector,
+	prefixSum32:     prefixSum32Vector,
+	prefixSum64:     prefixSum64Vector,
 }
 
 func init() {
@@ -78,4 +86,135 @@ func popcountVector(b []byte) int {
 		c, n = popcountVec(b)
 	}
 	return c + popcountGeneric(b[n:])
+}
+
+// The transpositions count values, n = len(src)/width of them: the
+// assembly does whole blocks of values and returns how many values it did;
+// transposeFrom and untransposeFrom do the rest, at the same plane stride.
+
+// Transposing 16-byte values goes through a scratch buffer on the stack
+// where the planes would collide in the cache, as in the generic version
+// (transform_generic.go).
+
+func transposeVector(dst, src []byte, width int) {
+	n := len(src) / width
+	if !transposeChunked(n, width) {
+		transposeVectorDirect(dst, src, width)
+		return
+	}
+	var buf [transposeScratch]byte
+	c := len(buf) / width
+	for i := 0; i < n; i += c {
+		k := min(c, n-i)
+		s := buf[:k*width]
+		transposeVectorDirect(s, src[i*width:(i+k)*width], width)
+		scatterPlanes(dst, s, n, i, width)
+	}
+}
+
+func transposeVectorDirect(dst, src []byte, width int) {
+	done := 0
+	if len(src)/width >= minVec {
+		switch width {
+		case 2:
+			done = transpose2Vec(dst, src)
+		case 4:
+			done = transpose4Vec(dst, src)
+		case 8:
+			done = transpose8Vec(dst, src)
+		case 16:
+			done = transpose16Vec(dst, src)
+		}
+	}
+	transposeFrom(dst, src, width, done)
+}
+
+func untransposeVector(dst, src []byte, width int) {
+	done := 0
+	if len(src)/width >= minVec {
+		switch width {
+		case 2:
+			done = untranspose2Vec(dst, src)
+		case 4:
+			done = untranspose4Vec(dst, src)
+		case 8:
+			done = untranspose8Vec(dst, src)
+		case 16:
+			done = untranspose16Vec(dst, src)
+		}
+	}
+	untransposeFrom(dst, src, width, done)
+}
+
+// The offsets kernels do a few elements in Go first, so that the stores of
+// the assembly are aligned: a 32-byte store that straddles two cache lines,
+// every other one for 8-byte-aligned 64-bit offsets, costs about as much
+// as two, and LengthsToOffsets writes to dst[1:], never aligned when dst
+// is.
+
+// alignHead returns how many elements of size bytes from p on come before
+// the next 32-byte boundary.
+func alignHead(p unsafe.Pointer, size int) int {
+	return int(-uintptr(p)&31) / size
+}
+
+func deltas32Vector(dst, x []int32) {
+	n := 0
+	if len(dst) >= minVec {
+		n = alignHead(unsafe.Pointer(&dst[0]), 4)
+		deltas32Generic(dst[:n], x[:n+1])
+		n += deltas32Vec(dst[n:], x[n:])
+	}
+	deltas32Generic(dst[n:], x[n:])
+}
+
+func deltas64Vector(dst, x []int64) {
+	n := 0
+	if len(dst) >= minVec {
+		n = alignHead(unsafe.Pointer(&dst[0]), 8)
+		deltas64Generic(dst[:n], x[:n+1])
+		n += deltas64Vec(dst[n:], x[n:])
+	}
+	deltas64Generic(dst[n:], x[n:])
+}
+
+// The prefix sums carry the total so far from the head into the assembly
+// and from the assembly into the tail.
+
+func prefixSum32Vector(dst, x []int32) bool {
+	if len(x) < minVec {
+		return prefixSum32Generic(dst, x)
+	}
+	h := alignHead(unsafe.Pointer(&dst[0]), 4)
+	acc := prefixSum32From(dst[:h], x[:h], 0)
+	var s int32
+	if h > 0 {
+		s = dst[h-1]
+	}
+	n, nonneg := prefixSum32Vec(dst[h:], x[h:], s)
+	n += h
+	if n > 0 {
+		s = dst[n-1]
+	}
+	acc |= prefixSum32From(dst[n:], x[n:], s)
+	return acc >= 0 && nonneg
+}
+
+func prefixSum64Vector(dst, x []int64) bool {
+	if len(x) < minVec {
+		return prefixSum64Generic(dst, x)
+	}
+	h := alignHead(unsafe.Pointer(&dst[0]), 8)
+	acc := prefixSum64From(dst[:h], x[:h], 0)
+	var s int64
+	if h > 0 {
+		s = dst[h-1]
+	}
+	n, nonneg := prefixSum64Vec(dst[h:], x[h:], s)
+	n += h
+	if n > 0 {
+		s = dst[n-1]
+	}
+	acc |= prefixSum64From(dst[n:], x[n:], s)
+	return acc >= 0 && nonneg
 }

@@ -9,10 +9,17 @@
 // the Go code in kernels_vec.go finishes the tail with the generic kernels.
 // No routine reads or writes outside the slices it is given, so inputs may
 // end right before an unmapped page. Only AVX2, AVX and base x86-64
-// instructions are used, on registers Y0-Y15 (VEX encodings, no AVX-512).
+// instructions are used, on registers Y0-Y15 (VEX encodings, no AVX-512);
+// the generator fails if the output names any register only AVX-512
+// reaches (checkNoEVEX).
 package main
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+
 	. "github.com/mmcloughlin/avo/build"
 )
 
@@ -27,6 +34,41 @@ func main() {
 	nondecreasing64()
 	shiftBits()
 	popcount()
+	transpose2()
+	transpose4()
+	transpose8()
+	transpose16()
+	untranspose2()
+	untranspose4()
+	untranspose8()
+	untranspose16()
+	deltas32()
+	deltas64()
+	prefixSum32()
+	prefixSum64()
 
 	Generate()
+	checkNoEVEX(flag.Lookup("out").Value.String())
+}
+
+// evexOnly matches the registers that only EVEX (AVX-512) encodings reach:
+// X16-X31, Y16-Y31, any Z register and the mask registers K0-K7.
+var evexOnly = regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
+
+// checkNoEVEX fails the generation if the register allocator reached for
+// a register that needs AVX-512: avo allocates from all 32 vector
+// registers, and the kernels must run on AVX2 machines.
+func checkNoEVEX(out string) {
+	if out == "" {
+		return
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if m := evexOnly.Find(b); m != nil {
+		fmt.Fprintf(os.Stderr, "%s uses %s, which needs AVX-512; lower the register pressure\n", out, m)
+		os.Exit(1)
+	}
 }

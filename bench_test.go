@@ -1,0 +1,324 @@
+package arrowpack
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// Kernel benchmarks: every kernel on every path this machine has, at three
+// sizes, named Benchmark<Kernel>/impl=<path>/n=<size> (plus off=<bit offset>
+// for the bitmap kernels). arrow-go's bitutil runs as one more impl of the
+// bitmap kernels, and BenchmarkCopy gives copy()'s speed on the same byte
+// counts: the memory-speed floor. b.SetBytes is the bytes the kernel reads,
+// so MB/s compares across all of them. For a table with one column per path:
+//
+//	go test -run '^$' -bench . -count 6 -timeout 0 > bench.txt
+//	benchstat -col /impl bench.txt
+//	benchstat -col /impl -filter /n:64Ki bench.txt
+//
+// (-count 6 of everything runs past go test's default 10-minute timeout;
+// -timeout 0 lifts it.) n counts elements for the offsets kernels, bits for
+// the bitmap kernels and values for the byte transpositions (w=<width>
+// bytes each).
+
+var benchSizes = []struct {
+	name string
+	n    int
+}{{"1Ki", 1 << 10}, {"64Ki", 1 << 16}, {"1Mi", 1 << 20}}
+
+// Keep results alive so that no call is optimised away.
+var (
+	benchSinkBool bool
+	benchSinkInt  int
+)
+
+func benchOffsets32(n int) []int32 {
+	return randOffsets32(rand.New(rand.NewPCG(1, uint64(n))), n)
+}
+
+func benchOffsets64(n int) []int64 {
+	return randOffsets64(rand.New(rand.NewPCG(2, uint64(n))), n)
+}
+
+func benchBits(n, off int) []byte {
+	r := rand.New(rand.NewPCG(3, uint64(n)))
+	b := make([]byte, (off+n+7)/8)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func BenchmarkRebaseOffsets32(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				src := benchOffsets32(s.n)
+				dst := make([]int32, s.n)
+				b.SetBytes(int64(4 * s.n))
+				for b.Loop() {
+					im.rebase32(dst, src, 12345)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkRebaseOffsets64(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				src := benchOffsets64(s.n)
+				dst := make([]int64, s.n)
+				b.SetBytes(int64(8 * s.n))
+				for b.Loop() {
+					im.rebase64(dst, src, 12345)
+				}
+			})
+		}
+	}
+}
+
+// The ValidOffsets inputs are valid, as real offsets are, so every call
+// scans them to the end.
+
+func BenchmarkValidOffsets32(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets32(s.n)
+				limit := o[s.n-1]
+				b.SetBytes(int64(4 * s.n))
+				for b.Loop() {
+					benchSinkBool = validOffsets32(im, o, limit)
+				}
+				if !benchSinkBool {
+					b.Fatal("valid offsets refused")
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkValidOffsets64(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets64(s.n)
+				limit := o[s.n-1]
+				b.SetBytes(int64(8 * s.n))
+				for b.Loop() {
+					benchSinkBool = validOffsets64(im, o, limit)
+				}
+				if !benchSinkBool {
+					b.Fatal("valid offsets refused")
+				}
+			})
+		}
+	}
+}
+
+// bitsImpl is one way to run the bitmap kernels: a path of this package or
+// arrow-go's bitutil.
+type bitsImpl struct {
+	name      string
+	copyBits  func(dst, src []byte, off, n int)
+	countOnes func(b []byte, off, n int) int
+}
+
+func bitsImpls() []bitsImpl {
+	var bs []bitsImpl
+	for _, im := range impls {
+		bs = append(bs, bitsImpl{
+			name:      im.name,
+			copyBits:  func(dst, src []byte, off, n int) { copyBits(im, dst, src, off, n) },
+			countOnes: func(b []byte, off, n int) int { return countOnes(im, b, off, n) },
+		})
+	}
+	return append(bs, bitsImpl{
+		name:      "bitutil",
+		copyBits:  func(dst, src []byte, off, n int) { bitutil.CopyBitmap(src, off, n, dst, 0) },
+		countOnes: bitutil.CountSetBits,
+	})
+}
+
+func BenchmarkCopyBits(b *testing.B) {
+	for _, bi := range bitsImpls() {
+		for _, off := range []int{3, 0} {
+			for _, s := range benchSizes {
+				b.Run(fmt.Sprintf("impl=%s/off=%d/n=%s", bi.name, off, s.name), func(b *testing.B) {
+					src := benchBits(s.n, off)
+					dst := make([]byte, (s.n+7)/8)
+					b.SetBytes(int64(s.n / 8))
+					for b.Loop() {
+						bi.copyBits(dst, src, off, s.n)
+					}
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkCountOnes(b *testing.B) {
+	for _, bi := range bitsImpls() {
+		for _, off := range []int{3, 0} {
+			for _, s := range benchSizes {
+				b.Run(fmt.Sprintf("impl=%s/off=%d/n=%s", bi.name, off, s.name), func(b *testing.B) {
+					bits := benchBits(s.n, off)
+					b.SetBytes(int64(s.n / 8))
+					for b.Loop() {
+						benchSinkInt = bi.countOnes(bits, off, s.n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCopy is copy() of the byte counts the kernels above read: the
+// floor for any kernel that reads (and writes) its whole input.
+func BenchmarkCopy(b *testing.B) {
+	seen := map[int]bool{}
+	var counts []int
+	for _, s := range benchSizes {
+		for _, c := range []int{s.n / 8, 2 * s.n, 4 * s.n, 8 * s.n, 16 * s.n} {
+			if !seen[c] {
+				seen[c] = true
+				counts = append(counts, c)
+			}
+		}
+	}
+	for _, c := range counts {
+		b.Run("bytes="+sizeName(c), func(b *testing.B) {
+			src := make([]byte, c)
+			dst := make([]byte, c)
+			b.SetBytes(int64(c))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+// sizeName writes a power-of-two-multiple byte count as 128, 4Ki or 8Mi.
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMi", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKi", n>>10)
+	}
+	return fmt.Sprint(n)
+}
+
+func BenchmarkTransposeBytes(b *testing.B) {
+	for _, im := range impls {
+		for _, w := range transposeWidths {
+			for _, s := range benchSizes {
+				b.Run(fmt.Sprintf("impl=%s/w=%d/n=%s", im.name, w, s.name), func(b *testing.B) {
+					src := benchBits(8*w*s.n, 0)
+					dst := make([]byte, len(src))
+					b.SetBytes(int64(len(src)))
+					for b.Loop() {
+						transposeBytes(im, dst, src, w)
+					}
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkUntransposeBytes(b *testing.B) {
+	for _, im := range impls {
+		for _, w := range transposeWidths {
+			for _, s := range benchSizes {
+				b.Run(fmt.Sprintf("impl=%s/w=%d/n=%s", im.name, w, s.name), func(b *testing.B) {
+					src := benchBits(8*w*s.n, 0)
+					dst := make([]byte, len(src))
+					b.SetBytes(int64(len(src)))
+					for b.Loop() {
+						untransposeBytes(im, dst, src, w)
+					}
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkOffsetsToLengths32(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets32(s.n + 1)
+				dst := make([]int32, s.n)
+				b.SetBytes(int64(4 * s.n))
+				for b.Loop() {
+					offsetsToLengths32(im, dst, o)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkOffsetsToLengths64(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets64(s.n + 1)
+				dst := make([]int64, s.n)
+				b.SetBytes(int64(8 * s.n))
+				for b.Loop() {
+					offsetsToLengths64(im, dst, o)
+				}
+			})
+		}
+	}
+}
+
+// The LengthsToOffsets inputs are valid, as the lengths of real offsets
+// are, so every call scans them to the end.
+
+func BenchmarkLengthsToOffsets32(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets32(s.n + 1)
+				lengths := make([]int32, s.n)
+				deltas32Generic(lengths, o)
+				limit := o[s.n] - o[0]
+				dst := make([]int32, s.n+1)
+				b.SetBytes(int64(4 * s.n))
+				for b.Loop() {
+					benchSinkBool = lengthsToOffsets32(im, dst, lengths, limit)
+				}
+				if !benchSinkBool {
+					b.Fatal("valid lengths refused")
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkLengthsToOffsets64(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				o := benchOffsets64(s.n + 1)
+				lengths := make([]int64, s.n)
+				deltas64Generic(lengths, o)
+				limit := o[s.n] - o[0]
+				dst := make([]int64, s.n+1)
+				b.SetBytes(int64(8 * s.n))
+				for b.Loop() {
+					benchSinkBool = lengthsToOffsets64(im, dst, lengths, limit)
+				}
+				if !benchSinkBool {
+					b.Fatal("valid lengths refused")
+				}
+			})
+		}
+	}
+}
