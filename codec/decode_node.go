@@ -134,24 +134,24 @@ func (s *decodeState) build(p *plan, n int, pt *parts) (*array.Data, error) {
 	case kFixed:
 		err = s.values(pt, n, p.width, "values")
 	case kBinary:
-		err = s.binary32(p, pt, n)
+		err = varBinary[int32](s, p, pt, n)
 	case kLargeBinary:
-		err = s.binary64(p, pt, n)
+		err = varBinary[int64](s, p, pt, n)
 	case kView:
 		err = s.views(p, pt, n)
 	case kList:
-		err = s.list32(p, pt, n)
+		err = list[int32](s, p, pt, n)
 	case kLargeList:
-		err = s.list64(p, pt, n)
+		err = list[int64](s, p, pt, n)
 	case kFixedList:
 		if uint64(n)*uint64(p.width) > maxLength {
 			return nil, corruptf("%d lists of %d values is above the limit of %d", n, p.width, maxLength)
 		}
 		err = s.child(p.children[0], pt, n*p.width)
 	case kListView:
-		err = s.listView32(p, pt, n)
+		err = listView[int32](s, p, pt, n)
 	case kLargeListView:
-		err = s.listView64(p, pt, n)
+		err = listView[int64](s, p, pt, n)
 	case kStruct:
 		for _, c := range p.children {
 			if err = s.child(c, pt, n); err != nil {
@@ -213,33 +213,27 @@ func (s *decodeState) child(p *plan, pt *parts, want int) error {
 	return nil
 }
 
-// offsets32 reads the n+1 offsets of n rows and checks that they start at
-// 0 and never decrease; it returns them and their last value.
-func (s *decodeState) offsets32(pt *parts, n int) ([]int32, int, error) {
-	b, err := s.r.buffer(n+1, 4, "offsets")
+// offsets reads the n+1 offsets of n rows and checks that they start at 0
+// and never decrease; it returns them and their last value.
+func offsets[T int32 | int64](s *decodeState, pt *parts, n int) ([]T, int, error) {
+	width := int(unsafe.Sizeof(T(0)))
+	b, err := s.r.buffer(n+1, width, "offsets")
 	if err != nil {
 		return nil, 0, err
 	}
-	offs := int32s(b)
+	offs := view[T](b)
 	last := offs[n]
-	if offs[0] != 0 || !arrowpack.ValidOffsets32(offs, last) {
+	var valid bool
+	if width == 4 {
+		valid = arrowpack.ValidOffsets32(view[int32](b), int32(last))
+	} else {
+		valid = arrowpack.ValidOffsets64(view[int64](b), int64(last))
+	}
+	if offs[0] != 0 || !valid {
 		return nil, 0, corruptf("offsets do not start at 0 and never decrease")
 	}
-	pt.bufs = append(pt.bufs, s.buf(b))
-	return offs, int(last), nil
-}
-
-func (s *decodeState) offsets64(pt *parts, n int) ([]int64, int, error) {
-	b, err := s.r.buffer(n+1, 8, "offsets")
-	if err != nil {
-		return nil, 0, err
-	}
-	offs := int64s(b)
-	last := offs[n]
-	if offs[0] != 0 || !arrowpack.ValidOffsets64(offs, last) {
-		return nil, 0, corruptf("offsets do not start at 0 and never decrease")
-	}
-	if last > maxBlockBody {
+	if int64(last) > maxBlockBody {
+		// Beyond any block on this platform (an int, on 32-bit ones).
 		return nil, 0, corruptf("last offset %d is out of range", last)
 	}
 	pt.bufs = append(pt.bufs, s.buf(b))
@@ -283,37 +277,20 @@ func checkUTF8[T int32 | int64](data []byte, offs []T) error {
 	return nil
 }
 
-func (s *decodeState) binary32(p *plan, pt *parts, n int) error {
-	offs, last, err := s.offsets32(pt, n)
+// varBinary reads the offsets and data of n strings or binary values.
+func varBinary[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error {
+	offs, last, err := offsets[T](s, pt, n)
 	if err != nil {
 		return err
 	}
 	return data(s, p, pt, offs, last)
 }
 
-func (s *decodeState) binary64(p *plan, pt *parts, n int) error {
-	offs, last, err := s.offsets64(pt, n)
+// list reads the offsets and child of n lists.
+func list[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error {
+	_, last, err := offsets[T](s, pt, n)
 	if err != nil {
 		return err
-	}
-	return data(s, p, pt, offs, last)
-}
-
-func (s *decodeState) list32(p *plan, pt *parts, n int) error {
-	_, last, err := s.offsets32(pt, n)
-	if err != nil {
-		return err
-	}
-	return s.child(p.children[0], pt, last)
-}
-
-func (s *decodeState) list64(p *plan, pt *parts, n int) error {
-	_, last, err := s.offsets64(pt, n)
-	if err != nil {
-		return err
-	}
-	if last > maxLength {
-		return corruptf("list child of %d values is above the limit of %d", last, maxLength)
 	}
 	return s.child(p.children[0], pt, last)
 }
@@ -382,37 +359,15 @@ func (s *decodeState) views(p *plan, pt *parts, n int) error {
 	return nil
 }
 
-// listView32 reads offsets and sizes and a child, and checks that every
+// listView reads offsets and sizes and a child, and checks that every
 // list lies inside the child.
-func (s *decodeState) listView32(p *plan, pt *parts, n int) error {
-	ob, err := s.r.buffer(n, 4, "list view offsets")
+func listView[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error {
+	width := int(unsafe.Sizeof(T(0)))
+	ob, err := s.r.buffer(n, width, "list view offsets")
 	if err != nil {
 		return err
 	}
-	sb, err := s.r.buffer(n, 4, "list view sizes")
-	if err != nil {
-		return err
-	}
-	pt.bufs = append(pt.bufs, s.buf(ob), s.buf(sb))
-	if err := s.child(p.children[0], pt, -1); err != nil {
-		return err
-	}
-	limit := int64(pt.children[0].Len())
-	sizes := int32s(sb)
-	for i, o := range int32s(ob)[:n] {
-		if sz := sizes[i]; o < 0 || sz < 0 || int64(o)+int64(sz) > limit {
-			return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, o, sz, limit)
-		}
-	}
-	return nil
-}
-
-func (s *decodeState) listView64(p *plan, pt *parts, n int) error {
-	ob, err := s.r.buffer(n, 8, "list view offsets")
-	if err != nil {
-		return err
-	}
-	sb, err := s.r.buffer(n, 8, "list view sizes")
+	sb, err := s.r.buffer(n, width, "list view sizes")
 	if err != nil {
 		return err
 	}
@@ -420,9 +375,9 @@ func (s *decodeState) listView64(p *plan, pt *parts, n int) error {
 	if err := s.child(p.children[0], pt, -1); err != nil {
 		return err
 	}
-	limit := int64(pt.children[0].Len())
-	sizes := int64s(sb)
-	for i, o := range int64s(ob)[:n] {
+	limit := T(pt.children[0].Len())
+	sizes := view[T](sb)
+	for i, o := range view[T](ob)[:n] {
 		// o <= limit and sz <= limit-o keep the sum from overflowing.
 		if sz := sizes[i]; o < 0 || sz < 0 || o > limit || sz > limit-o {
 			return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, o, sz, limit)
@@ -463,7 +418,7 @@ func (s *decodeState) union(p *plan, pt *parts, n int) error {
 		}
 	}
 	var next [128]int32 // per child: the smallest offset the next row may have
-	for i, o := range int32s(ob)[:n] {
+	for i, o := range view[int32](ob)[:n] {
 		c := p.unionChild[ids[i]]
 		if o < next[c] || int(o) >= pt.children[c].Len() {
 			return corruptf("union row %d has offset %d into child %d of %d values (rows of a child must not go back)", i, o, c, pt.children[c].Len())

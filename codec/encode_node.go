@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -55,10 +56,10 @@ func encodeNode(w *writer, p *plan, d arrow.ArrayData, off, n int) {
 		encodeNode(w, p.children[0], c, c.Offset()+off*p.width, n*p.width)
 	case kListView:
 		encodeValidity(w, d, off, n)
-		encodeListView32(w, p, d, off, n)
+		encodeListView[int32](w, p, d, off, n)
 	case kLargeListView:
 		encodeValidity(w, d, off, n)
-		encodeListView64(w, p, d, off, n)
+		encodeListView[int64](w, p, d, off, n)
 	case kStruct:
 		encodeValidity(w, d, off, n)
 		for i, c := range d.Children() {
@@ -191,24 +192,25 @@ func viewLen(views []byte, i int) int {
 	return int(int32(binary.LittleEndian.Uint32(views[i*16:])))
 }
 
-// encodeListView32 writes offsets and sizes of rows [off, off+n) and the
+// encodeListView writes offsets and sizes of rows [off, off+n) and the
 // child range [lo, hi) they reference; offsets are rebased to lo, and those
 // of empty lists are written as 0.
-func encodeListView32(w *writer, p *plan, d arrow.ArrayData, off, n int) {
+func encodeListView[T int32 | int64](w *writer, p *plan, d arrow.ArrayData, off, n int) {
 	bufs := d.Buffers()
-	offs := arrow.Int32Traits.CastFromBytes(bytesOf(bufs[1]))[off : off+n]
-	sizes := arrow.Int32Traits.CastFromBytes(bytesOf(bufs[2]))[off : off+n]
-	lo, hi := int32(math.MaxInt32), int32(0)
+	offs := view[T](bytesOf(bufs[1]))[off : off+n]
+	sizes := view[T](bytesOf(bufs[2]))[off : off+n]
+	var lo, hi T
+	first := true
 	for i, s := range sizes {
 		if s > 0 {
+			if first {
+				lo, hi, first = offs[i], offs[i]+s, false
+			}
 			lo, hi = min(lo, offs[i]), max(hi, offs[i]+s)
 		}
 	}
-	if hi == 0 {
-		lo = 0
-	}
-	if dst := w.reserve(4 * n); dst != nil {
-		do := int32s(dst)
+	if dst := w.reserve(len(sizes) * int(unsafe.Sizeof(lo))); dst != nil {
+		do := view[T](dst)
 		for i, s := range sizes {
 			if s > 0 {
 				do[i] = offs[i] - lo
@@ -217,35 +219,7 @@ func encodeListView32(w *writer, p *plan, d arrow.ArrayData, off, n int) {
 			}
 		}
 	}
-	w.bytes(arrow.Int32Traits.CastToBytes(sizes))
-	c := d.Children()[0]
-	encodeNode(w, p.children[0], c, c.Offset()+int(lo), int(hi-lo))
-}
-
-func encodeListView64(w *writer, p *plan, d arrow.ArrayData, off, n int) {
-	bufs := d.Buffers()
-	offs := arrow.Int64Traits.CastFromBytes(bytesOf(bufs[1]))[off : off+n]
-	sizes := arrow.Int64Traits.CastFromBytes(bytesOf(bufs[2]))[off : off+n]
-	lo, hi := int64(math.MaxInt64), int64(0)
-	for i, s := range sizes {
-		if s > 0 {
-			lo, hi = min(lo, offs[i]), max(hi, offs[i]+s)
-		}
-	}
-	if hi == 0 {
-		lo = 0
-	}
-	if dst := w.reserve(8 * n); dst != nil {
-		do := int64s(dst)
-		for i, s := range sizes {
-			if s > 0 {
-				do[i] = offs[i] - lo
-			} else {
-				do[i] = 0
-			}
-		}
-	}
-	w.bytes(arrow.Int64Traits.CastToBytes(sizes))
+	w.bytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sizes))), len(sizes)*int(unsafe.Sizeof(lo))))
 	c := d.Children()[0]
 	encodeNode(w, p.children[0], c, c.Offset()+int(lo), int(hi-lo))
 }
@@ -267,7 +241,7 @@ func encodeDenseUnion(w *writer, p *plan, d arrow.ArrayData, off, n int) {
 	}
 	w.bytes(ids)
 	if dst := w.reserve(4 * n); dst != nil {
-		do := int32s(dst)
+		do := view[int32](dst)
 		for i, id := range ids {
 			do[i] = offs[i] - lo[p.unionChild[id&127]]
 		}

@@ -68,14 +68,14 @@ func (w *writer) bits(src []byte, off, n int) {
 // offsets32 writes src rebased to start at 0.
 func (w *writer) offsets32(src []int32) {
 	if dst := w.reserve(4 * len(src)); dst != nil {
-		arrowpack.RebaseOffsets32(int32s(dst), src, src[0])
+		arrowpack.RebaseOffsets32(view[int32](dst), src, src[0])
 	}
 }
 
 // offsets64 writes src rebased to start at 0.
 func (w *writer) offsets64(src []int64) {
 	if dst := w.reserve(8 * len(src)); dst != nil {
-		arrowpack.RebaseOffsets64(int64s(dst), src, src[0])
+		arrowpack.RebaseOffsets64(view[int64](dst), src, src[0])
 	}
 }
 
@@ -148,25 +148,14 @@ func (r *reader) anyBuffer(what string) ([]byte, error) {
 // aligned in memory: writers and readers check the block start, and every
 // buffer starts at a multiple of 8 from it.
 
-func int32s(b []byte) []int32 {
-	if len(b) < 4 {
+// view returns b's bytes as values of T (whole values only).
+func view[T int16 | int32 | int64 | uint16 | uint32 | uint64](b []byte) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if len(b) < size {
 		return nil
 	}
-	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
-}
-
-func int64s(b []byte) []int64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
-}
-
-func int16s(b []byte) []int16 {
-	if len(b) < 2 {
-		return nil
-	}
-	return unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
 }
 
 // aligned reports whether b starts at an address that is a multiple of 8.
