@@ -5,7 +5,7 @@ import "encoding/binary"
 // IsASCII reports whether every byte of b is below 0x80. The codec uses it
 // to skip UTF-8 validation of string data that is plain ASCII.
 func IsASCII(b []byte) bool {
-	return isASCIIGeneric(b)
+	return active.isASCII(b)
 }
 
 func isASCIIGeneric(b []byte) bool {

@@ -178,13 +178,13 @@ func BenchmarkCountOnes(b *testing.B) {
 	}
 }
 
-// BenchmarkCopy is copy() of the byte counts the kernels above read: the
-// floor for any kernel that reads (and writes) its whole input.
+// BenchmarkCopy is copy() of the byte counts the kernels read: the floor
+// for any kernel that reads (and writes) its whole input.
 func BenchmarkCopy(b *testing.B) {
 	seen := map[int]bool{}
 	var counts []int
 	for _, s := range benchSizes {
-		for _, c := range []int{s.n / 8, 2 * s.n, 4 * s.n, 8 * s.n, 16 * s.n} {
+		for _, c := range []int{s.n / 8, s.n, 2 * s.n, 4 * s.n, 8 * s.n, 16 * s.n} {
 			if !seen[c] {
 				seen[c] = true
 				counts = append(counts, c)
@@ -321,4 +321,63 @@ func BenchmarkLengthsToOffsets64(b *testing.B) {
 			})
 		}
 	}
+}
+
+// The scans. IsASCII's input is all ASCII, so every call reads it to the
+// end; the maxima's inputs are random. n counts bytes for IsASCII and
+// elements for the maxima.
+
+var benchSinkUint uint64
+
+func BenchmarkIsASCII(b *testing.B) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(4, uint64(s.n)))
+				src := make([]byte, s.n)
+				for i := range src {
+					src[i] = byte(r.IntN(128))
+				}
+				b.SetBytes(int64(s.n))
+				for b.Loop() {
+					benchSinkBool = im.isASCII(src)
+				}
+			})
+		}
+	}
+}
+
+func benchMax[T uint8 | uint16 | uint32 | uint64](b *testing.B, kernel func(*impl) func([]T) T, size int) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(5, uint64(s.n)))
+				x := make([]T, s.n)
+				for i := range x {
+					x[i] = T(r.Uint64())
+				}
+				f := kernel(im)
+				b.SetBytes(int64(size * s.n))
+				for b.Loop() {
+					benchSinkUint = uint64(f(x))
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkMaxUint8(b *testing.B) {
+	benchMax(b, func(im *impl) func([]uint8) uint8 { return im.max8 }, 1)
+}
+
+func BenchmarkMaxUint16(b *testing.B) {
+	benchMax(b, func(im *impl) func([]uint16) uint16 { return im.max16 }, 2)
+}
+
+func BenchmarkMaxUint32(b *testing.B) {
+	benchMax(b, func(im *impl) func([]uint32) uint32 { return im.max32 }, 4)
+}
+
+func BenchmarkMaxUint64(b *testing.B) {
+	benchMax(b, func(im *impl) func([]uint64) uint64 { return im.max64 }, 8)
 }

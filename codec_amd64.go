@@ -153,3 +153,39 @@ func prefixSum32Vec(dst []int32, x []int32, carry int32) (n int, nonneg bool)
 //
 //go:noescape
 func prefixSum64Vec(dst []int64, x []int64, carry int64) (n int, nonneg bool)
+
+// asciiVec checks that every byte of b[:n] is below 0x80, where n is
+// len(b) rounded down to a multiple of 32 (whole vectors), and returns
+// (n, true) if so and (_, false) if it found a byte >= 0x80. It reads
+// nothing at or past b[n].
+//
+//go:noescape
+func asciiVec(b []byte) (n int, ok bool)
+
+// max8Vec returns the largest of x[:n] (0 if n = 0), and n: len(x)
+// rounded down to a multiple of 32 (one 32-byte vector). It reads nothing
+// at or past x[n].
+//
+//go:noescape
+func max8Vec(x []uint8) (m uint8, n int)
+
+// max16Vec returns the largest of x[:n] (0 if n = 0), and n: len(x)
+// rounded down to a multiple of 16 (one 32-byte vector). It reads nothing
+// at or past x[n].
+//
+//go:noescape
+func max16Vec(x []uint16) (m uint16, n int)
+
+// max32Vec returns the largest of x[:n] (0 if n = 0), and n: len(x)
+// rounded down to a multiple of 8 (one 32-byte vector). It reads nothing
+// at or past x[n].
+//
+//go:noescape
+func max32Vec(x []uint32) (m uint32, n int)
+
+// max64Vec returns the largest of x[:n] (0 if n = 0), and n: len(x)
+// rounded down to a multiple of 4 (one 32-byte vector). It reads nothing
+// at or past x[n].
+//
+//go:noescape
+func max64Vec(x []uint64) (m uint64, n int)

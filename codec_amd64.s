@@ -1269,3 +1269,260 @@ prefixSum64Vec_done:
 	MOVB      AL, nonneg+64(FP)
 	VZEROUPPER
 	RET
+
+// func asciiVec(b []byte) (n int, ok bool)
+// Requires: AVX, AVX2
+TEXT ·asciiVec(SB), NOSPLIT, $0-33
+	MOVQ b_base+0(FP), AX
+	MOVQ b_len+8(FP), CX
+	ANDQ $-32, CX
+	XORQ DX, DX
+	MOVQ CX, SI
+	ANDQ $-128, SI
+	JZ   asciiVec_single
+
+asciiVec_loop:
+	VMOVDQU   (AX)(DX*1), Y0
+	VMOVDQU   64(AX)(DX*1), Y1
+	VPOR      32(AX)(DX*1), Y0, Y0
+	VPOR      96(AX)(DX*1), Y1, Y1
+	VPOR      Y1, Y0, Y0
+	VPMOVMSKB Y0, BX
+	TESTL     BX, BX
+	JNZ       asciiVec_fail
+	ADDQ      $0x00000080, DX
+	CMPQ      DX, SI
+	JB        asciiVec_loop
+
+asciiVec_single:
+	CMPQ      DX, CX
+	JAE       asciiVec_done
+	VMOVDQU   (AX)(DX*1), Y0
+	VPMOVMSKB Y0, BX
+	TESTL     BX, BX
+	JNZ       asciiVec_fail
+	ADDQ      $0x00000020, DX
+	JMP       asciiVec_single
+
+asciiVec_done:
+	MOVQ CX, n+24(FP)
+	MOVB $0x01, ok+32(FP)
+	VZEROUPPER
+	RET
+
+asciiVec_fail:
+	MOVQ $0x00000000, n+24(FP)
+	MOVB $0x00, ok+32(FP)
+	VZEROUPPER
+	RET
+
+// func max8Vec(x []uint8) (m uint8, n int)
+// Requires: AVX, AVX2
+TEXT ·max8Vec(SB), NOSPLIT, $0-40
+	MOVQ  x_base+0(FP), AX
+	MOVQ  x_len+8(FP), CX
+	ANDQ  $-32, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  DX, DX
+	MOVQ  CX, BX
+	ANDQ  $-128, BX
+	JZ    max8Vec_single
+
+max8Vec_loop:
+	VPMAXUB (AX)(DX*1), Y0, Y0
+	VPMAXUB 32(AX)(DX*1), Y1, Y1
+	VPMAXUB 64(AX)(DX*1), Y2, Y2
+	VPMAXUB 96(AX)(DX*1), Y3, Y3
+	ADDQ    $0x00000080, DX
+	CMPQ    DX, BX
+	JB      max8Vec_loop
+
+max8Vec_single:
+	CMPQ    DX, CX
+	JAE     max8Vec_done
+	VPMAXUB (AX)(DX*1), Y0, Y0
+	ADDQ    $0x00000020, DX
+	JMP     max8Vec_single
+
+max8Vec_done:
+	VPMAXUB      Y1, Y0, Y0
+	VPMAXUB      Y3, Y2, Y2
+	VPMAXUB      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x02, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x01, X0, X1
+	VPMAXUB      X1, X0, X0
+	VMOVD        X0, AX
+	MOVB         AL, m+24(FP)
+	MOVQ         CX, n+32(FP)
+	VZEROUPPER
+	RET
+
+// func max16Vec(x []uint16) (m uint16, n int)
+// Requires: AVX, AVX2
+TEXT ·max16Vec(SB), NOSPLIT, $0-40
+	MOVQ  x_base+0(FP), AX
+	MOVQ  x_len+8(FP), CX
+	ANDQ  $-16, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  DX, DX
+	MOVQ  CX, BX
+	ANDQ  $-64, BX
+	JZ    max16Vec_single
+
+max16Vec_loop:
+	VPMAXUW (AX)(DX*2), Y0, Y0
+	VPMAXUW 32(AX)(DX*2), Y1, Y1
+	VPMAXUW 64(AX)(DX*2), Y2, Y2
+	VPMAXUW 96(AX)(DX*2), Y3, Y3
+	ADDQ    $0x00000040, DX
+	CMPQ    DX, BX
+	JB      max16Vec_loop
+
+max16Vec_single:
+	CMPQ    DX, CX
+	JAE     max16Vec_done
+	VPMAXUW (AX)(DX*2), Y0, Y0
+	ADDQ    $0x00000010, DX
+	JMP     max16Vec_single
+
+max16Vec_done:
+	VPMAXUW      Y1, Y0, Y0
+	VPMAXUW      Y3, Y2, Y2
+	VPMAXUW      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x02, X0, X1
+	VPMAXUW      X1, X0, X0
+	VMOVD        X0, AX
+	MOVW         AX, m+24(FP)
+	MOVQ         CX, n+32(FP)
+	VZEROUPPER
+	RET
+
+// func max32Vec(x []uint32) (m uint32, n int)
+// Requires: AVX, AVX2
+TEXT ·max32Vec(SB), NOSPLIT, $0-40
+	MOVQ  x_base+0(FP), AX
+	MOVQ  x_len+8(FP), CX
+	ANDQ  $-8, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  DX, DX
+	MOVQ  CX, BX
+	ANDQ  $-32, BX
+	JZ    max32Vec_single
+
+max32Vec_loop:
+	VPMAXUD (AX)(DX*4), Y0, Y0
+	VPMAXUD 32(AX)(DX*4), Y1, Y1
+	VPMAXUD 64(AX)(DX*4), Y2, Y2
+	VPMAXUD 96(AX)(DX*4), Y3, Y3
+	ADDQ    $0x00000020, DX
+	CMPQ    DX, BX
+	JB      max32Vec_loop
+
+max32Vec_single:
+	CMPQ    DX, CX
+	JAE     max32Vec_done
+	VPMAXUD (AX)(DX*4), Y0, Y0
+	ADDQ    $0x00000008, DX
+	JMP     max32Vec_single
+
+max32Vec_done:
+	VPMAXUD      Y1, Y0, Y0
+	VPMAXUD      Y3, Y2, Y2
+	VPMAXUD      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUD      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUD      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUD      X1, X0, X0
+	VMOVD        X0, AX
+	MOVL         AX, m+24(FP)
+	MOVQ         CX, n+32(FP)
+	VZEROUPPER
+	RET
+
+// func max64Vec(x []uint64) (m uint64, n int)
+// Requires: AVX, AVX2
+TEXT ·max64Vec(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	ANDQ         $-4, CX
+	MOVQ         $0x8000000000000000, DX
+	VMOVQ        DX, X0
+	VPBROADCASTQ X0, Y0
+	VMOVDQA      Y0, Y1
+	VMOVDQA      Y0, Y2
+	VMOVDQA      Y0, Y3
+	VMOVDQA      Y0, Y4
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-16, BX
+	JZ           max64Vec_single
+
+max64Vec_loop:
+	VPXOR     (AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y1, Y5, Y6
+	VPBLENDVB Y6, Y5, Y1, Y1
+	VPXOR     32(AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y2, Y5, Y6
+	VPBLENDVB Y6, Y5, Y2, Y2
+	VPXOR     64(AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y3, Y5, Y6
+	VPBLENDVB Y6, Y5, Y3, Y3
+	VPXOR     96(AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y4, Y5, Y6
+	VPBLENDVB Y6, Y5, Y4, Y4
+	ADDQ      $0x00000010, DX
+	CMPQ      DX, BX
+	JB        max64Vec_loop
+
+max64Vec_single:
+	CMPQ      DX, CX
+	JAE       max64Vec_done
+	VPXOR     (AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y1, Y5, Y6
+	VPBLENDVB Y6, Y5, Y1, Y1
+	ADDQ      $0x00000004, DX
+	JMP       max64Vec_single
+
+max64Vec_done:
+	VPCMPGTQ     Y1, Y2, Y5
+	VPBLENDVB    Y5, Y2, Y1, Y1
+	VPCMPGTQ     Y3, Y4, Y2
+	VPBLENDVB    Y2, Y4, Y3, Y3
+	VPCMPGTQ     Y1, Y3, Y2
+	VPBLENDVB    Y2, Y3, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPCMPGTQ     X1, X2, X3
+	VPBLENDVB    X3, X2, X1, X1
+	VPSHUFD      $0x4e, X1, X2
+	VPCMPGTQ     X1, X2, X3
+	VPBLENDVB    X3, X2, X1, X1
+	VPXOR        X0, X1, X1
+	VMOVQ        X1, AX
+	MOVQ         AX, m+24(FP)
+	MOVQ         CX, n+32(FP)
+	VZEROUPPER
+	RET

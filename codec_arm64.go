@@ -135,3 +135,36 @@ func prefixSum32Vec(dst, x []int32, carry int32) (n int, nonneg bool)
 //
 //go:noescape
 func prefixSum64Vec(dst, x []int64, carry int64) (n int, nonneg bool)
+
+// The scans.
+
+// asciiVec checks that every byte of b[:n] is below 0x80, where n is the
+// largest multiple of 64 that is <= len(b), and returns (n, true) if so and
+// (_, false) if it found a byte >= 0x80. It reads nothing at or past b[n].
+//
+//go:noescape
+func asciiVec(b []byte) (n int, ok bool)
+
+// max8Vec returns the largest of x[:n] (0 if n = 0), and n, the largest
+// multiple of 64 that is <= len(x). It reads nothing at or past x[n].
+//
+//go:noescape
+func max8Vec(x []uint8) (m uint8, n int)
+
+// max16Vec returns the largest of x[:n] (0 if n = 0), and n, the largest
+// multiple of 32 that is <= len(x). It reads nothing at or past x[n].
+//
+//go:noescape
+func max16Vec(x []uint16) (m uint16, n int)
+
+// max32Vec returns the largest of x[:n] (0 if n = 0), and n, the largest
+// multiple of 16 that is <= len(x). It reads nothing at or past x[n].
+//
+//go:noescape
+func max32Vec(x []uint32) (m uint32, n int)
+
+// max64Vec returns the largest of x[:n] (0 if n = 0), and n, the largest
+// multiple of 8 that is <= len(x). It reads nothing at or past x[n].
+//
+//go:noescape
+func max64Vec(x []uint64) (m uint64, n int)

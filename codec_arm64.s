@@ -829,3 +829,187 @@ done:
 	CSET EQ, R5
 	MOVB R5, nonneg+64(FP)
 	RET
+
+// The scans; contracts in codec_arm64.go. One 64-byte block (four Q
+// registers) per iteration, as above.
+//
+// Go's assembler has no UMAXV or CMHI, so those are WORD-encoded; the
+// comment on each names the exact instruction (checked against
+// aarch64-linux-gnu-as). Encodings:
+//	UMAXV Vd, Vn.T        = 0x6e30a800 | size<<22 | n<<5 | d (size 0 for 16B, 1 for 8H, 2 for 4S)
+//	CMHI Vd.2D, Vn.2D, Vm.2D = 0x6ee03400 | m<<16 | n<<5 | d (unsigned Vn > Vm)
+
+// func asciiVec(b []byte) (n int, ok bool)
+//
+// ORs the four registers of a block together and tests the sign bits of
+// the result through two general registers; leaves at the first block with
+// a high bit.
+TEXT ·asciiVec(SB), NOSPLIT, $0-33
+	LDP b_base+0(FP), (R0, R1)
+
+	AND  $~63, R1         // n: whole blocks of 64 bytes
+	MOVD R1, n+24(FP)
+	MOVD R1, R2
+	CBZ  R2, yes
+
+loop:
+	VLD1.P 64(R0), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VORR   V1.B16, V0.B16, V0.B16
+	VORR   V3.B16, V2.B16, V2.B16
+	VORR   V2.B16, V0.B16, V0.B16
+	VMOV   V0.D[0], R3
+	VMOV   V0.D[1], R4
+	ORR    R4, R3
+	TST    $0x8080808080808080, R3
+	BNE    no
+	SUBS   $64, R2
+	BNE    loop
+
+yes:
+	MOVD $1, R5
+	MOVB R5, ok+32(FP)
+	RET
+
+no:
+	MOVB ZR, ok+32(FP)
+	RET
+
+// func max8Vec(x []uint8) (m uint8, n int)
+//
+// Four accumulators V4-V7, one per register of a block, folded together
+// with UMAX and across lanes with UMAXV at the end.
+TEXT ·max8Vec(SB), NOSPLIT, $0-40
+	LDP x_base+0(FP), (R0, R1)
+
+	AND  $~63, R1         // n: whole blocks of 64 elements
+	MOVD R1, n+32(FP)
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CBZ  R1, done
+
+loop:
+	VLD1.P 64(R0), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VUMAX  V0.B16, V4.B16, V4.B16
+	VUMAX  V1.B16, V5.B16, V5.B16
+	VUMAX  V2.B16, V6.B16, V6.B16
+	VUMAX  V3.B16, V7.B16, V7.B16
+	SUBS   $64, R1
+	BNE    loop
+
+done:
+	VUMAX V5.B16, V4.B16, V4.B16
+	VUMAX V7.B16, V6.B16, V6.B16
+	VUMAX V6.B16, V4.B16, V4.B16
+	WORD  $0x6e30a880               // umaxv b0, v4.16b
+	VMOV  V0.B[0], R3
+	MOVB  R3, m+24(FP)
+	RET
+
+// func max16Vec(x []uint16) (m uint16, n int)
+//
+// As max8Vec, with blocks of 32 elements.
+TEXT ·max16Vec(SB), NOSPLIT, $0-40
+	LDP x_base+0(FP), (R0, R1)
+
+	AND  $~31, R1         // n: whole blocks of 32 elements
+	MOVD R1, n+32(FP)
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CBZ  R1, done
+
+loop:
+	VLD1.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
+	VUMAX  V0.H8, V4.H8, V4.H8
+	VUMAX  V1.H8, V5.H8, V5.H8
+	VUMAX  V2.H8, V6.H8, V6.H8
+	VUMAX  V3.H8, V7.H8, V7.H8
+	SUBS   $32, R1
+	BNE    loop
+
+done:
+	VUMAX V5.H8, V4.H8, V4.H8
+	VUMAX V7.H8, V6.H8, V6.H8
+	VUMAX V6.H8, V4.H8, V4.H8
+	WORD  $0x6e70a880               // umaxv h0, v4.8h
+	VMOV  V0.H[0], R3
+	MOVH  R3, m+24(FP)
+	RET
+
+// func max32Vec(x []uint32) (m uint32, n int)
+//
+// As max8Vec, with blocks of 16 elements.
+TEXT ·max32Vec(SB), NOSPLIT, $0-40
+	LDP x_base+0(FP), (R0, R1)
+
+	AND  $~15, R1         // n: whole blocks of 16 elements
+	MOVD R1, n+32(FP)
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CBZ  R1, done
+
+loop:
+	VLD1.P 64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VUMAX  V0.S4, V4.S4, V4.S4
+	VUMAX  V1.S4, V5.S4, V5.S4
+	VUMAX  V2.S4, V6.S4, V6.S4
+	VUMAX  V3.S4, V7.S4, V7.S4
+	SUBS   $16, R1
+	BNE    loop
+
+done:
+	VUMAX V5.S4, V4.S4, V4.S4
+	VUMAX V7.S4, V6.S4, V6.S4
+	VUMAX V6.S4, V4.S4, V4.S4
+	WORD  $0x6eb0a880               // umaxv s0, v4.4s
+	VMOV  V0.S[0], R3
+	MOVW  R3, m+24(FP)
+	RET
+
+// func max64Vec(x []uint64) (m uint64, n int)
+//
+// NEON has no 64-bit UMAX: CMHI marks the lanes where the new value is
+// larger (V16-V19) and BIT takes them into the accumulators V4-V7. The two
+// lanes of the folded accumulator are compared in general registers.
+TEXT ·max64Vec(SB), NOSPLIT, $0-40
+	LDP x_base+0(FP), (R0, R1)
+
+	AND  $~7, R1          // n: whole blocks of 8 elements
+	MOVD R1, n+32(FP)
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CBZ  R1, done
+
+loop:
+	VLD1.P 64(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
+	WORD   $0x6ee43410                // cmhi v16.2d, v0.2d, v4.2d
+	WORD   $0x6ee53431                // cmhi v17.2d, v1.2d, v5.2d
+	WORD   $0x6ee63452                // cmhi v18.2d, v2.2d, v6.2d
+	WORD   $0x6ee73473                // cmhi v19.2d, v3.2d, v7.2d
+	VBIT   V16.B16, V0.B16, V4.B16    // bit v4.16b, v0.16b, v16.16b
+	VBIT   V17.B16, V1.B16, V5.B16
+	VBIT   V18.B16, V2.B16, V6.B16
+	VBIT   V19.B16, V3.B16, V7.B16
+	SUBS   $8, R1
+	BNE    loop
+
+done:
+	WORD $0x6ee434b0             // cmhi v16.2d, v5.2d, v4.2d
+	WORD $0x6ee634f1             // cmhi v17.2d, v7.2d, v6.2d
+	VBIT V16.B16, V5.B16, V4.B16
+	VBIT V17.B16, V7.B16, V6.B16
+	WORD $0x6ee434d0             // cmhi v16.2d, v6.2d, v4.2d
+	VBIT V16.B16, V6.B16, V4.B16
+	VMOV V4.D[0], R3
+	VMOV V4.D[1], R4
+	CMP  R4, R3
+	CSEL HI, R3, R4, R3          // unsigned R3 > R4 ? R3 : R4
+	MOVD R3, m+24(FP)
+	RET

@@ -22,6 +22,11 @@ var genericImpl = impl{
 	deltas64:        deltas64Generic,
 	prefixSum32:     prefixSum32Generic,
 	prefixSum64:     prefixSum64Generic,
+	isASCII:         isASCIIGeneric,
+	max8:            maxGeneric[uint8],
+	max16:           maxGeneric[uint16],
+	max32:           maxGeneric[uint32],
+	max64:           maxGeneric[uint64],
 }
 
 func rebase32Generic(dst, src []int32, base int32) {
@@ -99,4 +104,21 @@ func popcountGeneric(b []byte) int {
 		c += bits.OnesCount8(v)
 	}
 	return c
+}
+
+// maxGeneric returns the largest element of x, 0 if x is empty. Four
+// independent running maxima keep the compare-and-select chains apart.
+func maxGeneric[T uint8 | uint16 | uint32 | uint64](x []T) T {
+	var m0, m1, m2, m3 T
+	for len(x) >= 4 {
+		m0 = max(m0, x[0])
+		m1 = max(m1, x[1])
+		m2 = max(m2, x[2])
+		m3 = max(m3, x[3])
+		x = x[4:]
+	}
+	for _, v := range x {
+		m0 = max(m0, v)
+	}
+	return max(m0, m1, m2, m3)
 }

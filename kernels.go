@@ -1,8 +1,9 @@
 // Package arrowpack holds the bulk kernels that the arrowpack block codec runs
 // over every offset and validity buffer: rebasing and validating offsets,
-// copying bitmaps to bit 0 and counting their set bits; and the transforms
-// that make buffers compress better: byte transposition of fixed-width
-// values and offsets turned into lengths and back.
+// copying bitmaps to bit 0 and counting their set bits; the scans the
+// decoder runs before trusting a buffer (IsASCII, MaxUint8 and the like);
+// and the transforms that make buffers compress better: byte transposition
+// of fixed-width values and offsets turned into lengths and back.
 //
 // Each kernel has a pure-Go reference version (codec_generic.go) and, on amd64
 // with AVX2 and on arm64 with ASIMD, a vector version in assembly. The version
@@ -52,6 +53,14 @@ type impl struct {
 	// overlap.
 	prefixSum32 func(dst, x []int32) (nonneg bool)
 	prefixSum64 func(dst, x []int64) (nonneg bool)
+
+	// isASCII reports whether every byte of b is below 0x80.
+	isASCII func(b []byte) bool
+	// max returns the largest element of x, 0 if x is empty.
+	max8  func(x []uint8) uint8
+	max16 func(x []uint16) uint16
+	max32 func(x []uint32) uint32
+	max64 func(x []uint64) uint64
 }
 
 // impls lists every implementation this machine can run, the generic one
@@ -308,6 +317,20 @@ func lengthsToOffsets64(im *impl, dst, lengths []int64, limit int64) bool {
 	}
 	return im.prefixSum64(dst[1:], lengths) && dst[n] <= limit
 }
+
+// MaxUint8/16/32/64 return the largest value in x, or 0 if x is empty. The
+// codec checks dictionary indices with them: one scan for the largest index
+// instead of a bounds check per value.
+func MaxUint8(x []uint8) uint8 { return active.max8(x) }
+
+// MaxUint16 returns the largest value in x, or 0 if x is empty.
+func MaxUint16(x []uint16) uint16 { return active.max16(x) }
+
+// MaxUint32 returns the largest value in x, or 0 if x is empty.
+func MaxUint32(x []uint32) uint32 { return active.max32(x) }
+
+// MaxUint64 returns the largest value in x, or 0 if x is empty.
+func MaxUint64(x []uint64) uint64 { return active.max64(x) }
 
 // overlap reports whether a and b share any element.
 func overlap[T any](a, b []T) bool {

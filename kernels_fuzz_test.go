@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // Fuzz targets: each decodes the fuzzer's bytes and small integers into the
@@ -664,4 +665,68 @@ func FuzzLengthsToOffsets64(f *testing.F) {
 			}
 		}
 	})
+}
+
+// IsASCII: the fuzzer's bytes at align%64 into their allocation; the low
+// bit of mode clears every high bit first, the next sets the high bit of
+// byte at%len, so that both answers come up.
+func FuzzIsASCII(f *testing.F) {
+	fuzzAddSizes(f, 1, func(data []byte, i int) { f.Add(data, uint16(i*37), uint8(i%4), uint8(i*9)) })
+	f.Fuzz(func(t *testing.T, data []byte, at uint16, mode, align uint8) {
+		b := alignedAt[byte](len(data), int(align%64))
+		copy(b, data)
+		if mode&1 != 0 {
+			for i := range b {
+				b[i] &= 0x7f
+			}
+		}
+		if mode&2 != 0 && len(b) > 0 {
+			b[int(at)%len(b)] |= 0x80
+		}
+		want := isASCIIDef(b)
+		for _, im := range impls {
+			if got := im.isASCII(b); got != want {
+				t.Fatalf("%s: isASCII of %d bytes = %v, want %v", im.name, len(b), got, want)
+			}
+		}
+	})
+}
+
+// MaxUint: the fuzzer's bytes read as little-endian values of 1, 2, 4 or 8
+// bytes (w%4), shifted right by shift%(bits) to make ties and small
+// values, at align elements past a 64-byte boundary.
+func FuzzMaxUint(f *testing.F) {
+	for w := range uint8(4) {
+		fuzzAddSizes(f, 1<<w, func(data []byte, i int) { f.Add(data, w, uint8(i*3), uint8(i*5)) })
+	}
+	f.Fuzz(func(t *testing.T, data []byte, w, shift, align uint8) {
+		switch w % 4 {
+		case 0:
+			fuzzMax(t, data, shift, align, func(im *impl) func([]uint8) uint8 { return im.max8 })
+		case 1:
+			fuzzMax(t, data, shift, align, func(im *impl) func([]uint16) uint16 { return im.max16 })
+		case 2:
+			fuzzMax(t, data, shift, align, func(im *impl) func([]uint32) uint32 { return im.max32 })
+		case 3:
+			fuzzMax(t, data, shift, align, func(im *impl) func([]uint64) uint64 { return im.max64 })
+		}
+	})
+}
+
+func fuzzMax[T uint8 | uint16 | uint32 | uint64](t *testing.T, data []byte, shift, align uint8, kernel func(*impl) func([]T) T) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	n := len(data) / size
+	x := alignedAt[T](n, int(align)%(64/size))
+	var buf [8]byte
+	for i := range x {
+		copy(buf[:], data[i*size:(i+1)*size])
+		x[i] = T(binary.LittleEndian.Uint64(buf[:])) >> (int(shift) % (8 * size))
+	}
+	want := maxDef(x)
+	for _, im := range impls {
+		if got := kernel(im)(x); got != want {
+			t.Fatalf("%s: max of %d values of %d bytes = %#x, want %#x", im.name, n, size, got, want)
+		}
+	}
 }

@@ -548,3 +548,96 @@ func TestGuardLengthsToOffsets(t *testing.T) {
 		}
 	}
 }
+
+// placeAs returns n elements of T at pos in region.
+func placeAs[T any](region []byte, pos guardPos, n int) []T {
+	var zero T
+	b := place(region, pos, int(unsafe.Sizeof(zero))*n)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func TestGuardIsASCII(t *testing.T) {
+	lengths := guardLengths(1023, 1024, 4095, 4096, 4097, 65536, 65537)
+	region := guarded(t, slices.Max(lengths))
+	r := rand.New(rand.NewPCG(31, 32))
+	var c guardCase
+	defer trap(t, &c)()
+	for _, im := range impls {
+		c.impl = im.name
+		for _, n := range lengths {
+			c.n = n
+			for _, pos := range guardPositions {
+				c.src = pos
+				b := place(region, pos, n)
+				for i := range b {
+					b[i] = byte(r.IntN(128))
+				}
+				check := func(what string) {
+					t.Helper()
+					c.kernel = "isASCII " + what
+					want := isASCIIGeneric(slices.Clone(b))
+					if got := im.isASCII(b); got != want {
+						t.Fatalf("%v: got %v, want %v", &c, got, want)
+					}
+				}
+				check("ascii")
+				if n > 0 {
+					// A high bit in the last byte, against the page at the
+					// end, and in the first, against it at the start.
+					b[n-1] |= 0x80
+					check("last high")
+					b[n-1] &^= 0x80
+					b[0] |= 0x80
+					check("first high")
+				}
+			}
+		}
+	}
+}
+
+func TestGuardMaxUint(t *testing.T) {
+	lengths := guardLengths(1023, 1024, 4097, 65537)
+	region := guarded(t, 8*slices.Max(lengths))
+	r := rand.New(rand.NewPCG(33, 34))
+	var c guardCase
+	defer trap(t, &c)()
+	for _, im := range impls {
+		c.impl = im.name
+		for _, n := range lengths {
+			c.n = n
+			for _, pos := range guardPositions {
+				c.src = pos
+				fillRandom(r, place(region, pos, 8*n))
+				// The values as they are, then with the largest value of
+				// the type at the page's side.
+				for _, edge := range []bool{false, true} {
+					x8, x16 := placeAs[uint8](region, pos, n), placeAs[uint16](region, pos, n)
+					x32, x64 := placeAs[uint32](region, pos, n), placeAs[uint64](region, pos, n)
+					if edge && n > 0 {
+						at := n - 1
+						if pos == atStart {
+							at = 0
+						}
+						x8[at], x16[at], x32[at], x64[at] = math.MaxUint8, math.MaxUint16, math.MaxUint32, math.MaxUint64
+					}
+					c.kernel = fmt.Sprintf("max8 edge=%v", edge)
+					if got, want := im.max8(x8), maxDef(slices.Clone(x8)); got != want {
+						t.Fatalf("%v: got %#x, want %#x", &c, got, want)
+					}
+					c.kernel = fmt.Sprintf("max16 edge=%v", edge)
+					if got, want := im.max16(x16), maxDef(slices.Clone(x16)); got != want {
+						t.Fatalf("%v: got %#x, want %#x", &c, got, want)
+					}
+					c.kernel = fmt.Sprintf("max32 edge=%v", edge)
+					if got, want := im.max32(x32), maxDef(slices.Clone(x32)); got != want {
+						t.Fatalf("%v: got %#x, want %#x", &c, got, want)
+					}
+					c.kernel = fmt.Sprintf("max64 edge=%v", edge)
+					if got, want := im.max64(x64), maxDef(slices.Clone(x64)); got != want {
+						t.Fatalf("%v: got %#x, want %#x", &c, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -25,6 +25,11 @@ var vectorImpl = impl{
 	deltas64:        deltas64Vector,
 	prefixSum32:     prefixSum32Vector,
 	prefixSum64:     prefixSum64Vector,
+	isASCII:         isASCIIVector,
+	max8:            max8Vector,
+	max16:           max16Vector,
+	max32:           max32Vector,
+	max64:           max64Vector,
 }
 
 func init() {
@@ -217,4 +222,49 @@ func prefixSum64Vector(dst, x []int64) bool {
 	}
 	acc |= prefixSum64From(dst[n:], x[n:], s)
 	return acc >= 0 && nonneg
+}
+
+func isASCIIVector(b []byte) bool {
+	n := 0
+	if len(b) >= minVec {
+		var ok bool
+		if n, ok = asciiVec(b); !ok {
+			return false
+		}
+	}
+	return isASCIIGeneric(b[n:])
+}
+
+// The maxima: the assembly's maximum of its blocks, then the tail's.
+
+func max8Vector(x []uint8) uint8 {
+	if len(x) < minVec {
+		return maxGeneric(x)
+	}
+	m, n := max8Vec(x)
+	return max(m, maxGeneric(x[n:]))
+}
+
+func max16Vector(x []uint16) uint16 {
+	if len(x) < minVec {
+		return maxGeneric(x)
+	}
+	m, n := max16Vec(x)
+	return max(m, maxGeneric(x[n:]))
+}
+
+func max32Vector(x []uint32) uint32 {
+	if len(x) < minVec {
+		return maxGeneric(x)
+	}
+	m, n := max32Vec(x)
+	return max(m, maxGeneric(x[n:]))
+}
+
+func max64Vector(x []uint64) uint64 {
+	if len(x) < minVec {
+		return maxGeneric(x)
+	}
+	m, n := max64Vec(x)
+	return max(m, maxGeneric(x[n:]))
 }

@@ -46,6 +46,11 @@ func main() {
 	deltas64()
 	prefixSum32()
 	prefixSum64()
+	ascii()
+	max8()
+	max16()
+	max32()
+	max64()
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())

@@ -1,0 +1,219 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The scans the decoder runs over whole buffers before trusting them: is a
+// string buffer plain ASCII, and the largest dictionary index of a column.
+// Both only read, at memory speed.
+
+// ascii generates asciiVec: the OR of unroll vectors per iteration, whose
+// sign bits VPMOVMSKB gathers; the loop leaves at the first iteration that
+// saw a high bit.
+func ascii() {
+	const name = "asciiVec"
+	TEXT(name, NOSPLIT, "func(b []byte) (n int, ok bool)")
+	Pragma("noescape")
+	Doc(
+		name+" checks that every byte of b[:n] is below 0x80, where n is",
+		"len(b) rounded down to a multiple of 32 (whole vectors), and returns",
+		"(n, true) if so and (_, false) if it found a byte >= 0x80. It reads",
+		"nothing at or past b[n].",
+	)
+
+	p := Load(Param("b").Base(), GP64())
+	n := Load(Param("b").Len(), GP64())
+	ANDQ(I32(-32), n)
+
+	i := GP64()
+	XORQ(i, i)
+	at := func(v int) Mem { return Mem{Base: p, Index: i, Scale: 1, Disp: 32 * v} }
+	mask := GP32()
+
+	big := GP64()
+	MOVQ(n, big)
+	ANDQ(I32(-unroll*32), big)
+	JZ(LabelRef(name + "_single"))
+	Label(name + "_loop")
+	a, b := YMM(), YMM()
+	VMOVDQU(at(0), a)
+	VMOVDQU(at(2), b)
+	VPOR(at(1), a, a)
+	VPOR(at(3), b, b)
+	VPOR(b, a, a)
+	VPMOVMSKB(a, mask)
+	TESTL(mask, mask)
+	JNZ(LabelRef(name + "_fail"))
+	ADDQ(U32(unroll*32), i)
+	CMPQ(i, big)
+	JB(LabelRef(name + "_loop"))
+
+	Label(name + "_single")
+	CMPQ(i, n)
+	JAE(LabelRef(name + "_done"))
+	w := YMM()
+	VMOVDQU(at(0), w)
+	VPMOVMSKB(w, mask)
+	TESTL(mask, mask)
+	JNZ(LabelRef(name + "_fail"))
+	ADDQ(U32(32), i)
+	JMP(LabelRef(name + "_single"))
+
+	Label(name + "_done")
+	Store(n, Return("n"))
+	MOVB(U8(1), addr(Return("ok")))
+	VZEROUPPER()
+	RET()
+
+	Label(name + "_fail")
+	MOVQ(U32(0), addr(Return("n")))
+	MOVB(U8(0), addr(Return("ok")))
+	VZEROUPPER()
+	RET()
+}
+
+// maxKind describes one lane width of the max kernels.
+type maxKind struct {
+	bits  int
+	goTyp string
+	// vmax sets its third operand to the lane-wise unsigned maximum of the
+	// other two (VPMAXUB/UW/UD); nil for 64 bits, which AVX2 lacks.
+	vmax func(ops ...Op)
+}
+
+func (k maxKind) size() int  { return k.bits / 8 }
+func (k maxKind) lanes() int { return 32 / k.size() }
+
+func max8()  { maxUint(maxKind{8, "uint8", VPMAXUB}) }
+func max16() { maxUint(maxKind{16, "uint16", VPMAXUW}) }
+func max32() { maxUint(maxKind{32, "uint32", VPMAXUD}) }
+func max64() { maxUint(maxKind{64, "uint64", nil}) }
+
+// maxUint generates max{8,16,32,64}Vec: unroll independent accumulators,
+// each taking the maximum with one vector per iteration, folded together
+// and then across lanes at the end.
+//
+// AVX2 has no unsigned 64-bit maximum (VPMAXUQ is AVX-512), so the 64-bit
+// kernel keeps its accumulators with the sign bit flipped, where unsigned
+// order is signed order: VPCMPGTQ finds the lanes where the new value is
+// larger and VPBLENDVB takes them.
+func maxUint(k maxKind) {
+	name := "max" + itoa(k.bits) + "Vec"
+	TEXT(name, NOSPLIT, "func(x []"+k.goTyp+") (m "+k.goTyp+", n int)")
+	Pragma("noescape")
+	Doc(
+		name+" returns the largest of x[:n] (0 if n = 0), and n: len(x)",
+		"rounded down to a multiple of "+itoa(k.lanes())+" (one 32-byte vector). It reads nothing",
+		"at or past x[n].",
+	)
+
+	p := Load(Param("x").Base(), GP64())
+	n := Load(Param("x").Len(), GP64())
+	ANDQ(I32(-k.lanes()), n)
+
+	// fold sets acc to the lane-wise maximum of acc and v (a register or
+	// memory); for 64 bits, v is unbiased if memory and biased if not.
+	var bias VecVirtual
+	fold := func(v Op, acc Register) {
+		if k.vmax != nil {
+			k.vmax(v, acc, acc)
+			return
+		}
+		w, ok := v.(Register)
+		if !ok {
+			if acc.Size() == 16 {
+				panic("fold: xmm from memory")
+			}
+			w = YMM()
+			VPXOR(v, bias, w)
+		}
+		var gt Register = YMM()
+		if acc.Size() == 16 {
+			gt = XMM()
+		}
+		VPCMPGTQ(acc, w, gt) // gt = w > acc, signed
+		VPBLENDVB(gt, w, acc, acc)
+	}
+
+	acc := make([]VecVirtual, unroll)
+	if k.vmax == nil {
+		bias = YMM()
+		b := GP64()
+		MOVQ(U64(1<<63), b)
+		VMOVQ(b, bias.AsX())
+		VPBROADCASTQ(bias.AsX(), bias)
+		for j := range acc {
+			acc[j] = YMM()
+			VMOVDQA(bias, acc[j]) // 0, biased
+		}
+	} else {
+		for j := range acc {
+			acc[j] = YMM()
+			VPXOR(acc[j], acc[j], acc[j])
+		}
+	}
+
+	i := GP64()
+	XORQ(i, i)
+	at := func(v int) Mem { return Mem{Base: p, Index: i, Scale: uint8(k.size()), Disp: 32 * v} }
+
+	big := GP64()
+	MOVQ(n, big)
+	ANDQ(I32(-unroll*k.lanes()), big)
+	JZ(LabelRef(name + "_single"))
+	Label(name + "_loop")
+	for j := range acc {
+		fold(at(j), acc[j])
+	}
+	ADDQ(U32(unroll*k.lanes()), i)
+	CMPQ(i, big)
+	JB(LabelRef(name + "_loop"))
+
+	Label(name + "_single")
+	CMPQ(i, n)
+	JAE(LabelRef(name + "_done"))
+	fold(at(0), acc[0])
+	ADDQ(U32(k.lanes()), i)
+	JMP(LabelRef(name + "_single"))
+
+	// Fold the accumulators, then the two halves, then the lanes of one
+	// half by byte shifts of 8, 4, 2 and 1 bytes down to the lane width.
+	Label(name + "_done")
+	fold(acc[1], acc[0])
+	fold(acc[3], acc[2])
+	fold(acc[2], acc[0])
+	x, hi := acc[0].AsX(), XMM()
+	VEXTRACTI128(U8(1), acc[0], hi)
+	fold(hi, x)
+	for s := 8; s >= k.size(); s /= 2 {
+		if k.vmax == nil {
+			VPSHUFD(U8(0x4e), x, hi) // swap the two quadwords
+		} else {
+			VPSRLDQ(U8(s), x, hi)
+		}
+		fold(hi, x)
+	}
+	if k.vmax == nil {
+		VPXOR(bias.AsX(), x, x) // unbias
+		m := GP64()
+		VMOVQ(x, m)
+		Store(m, Return("m"))
+	} else {
+		m := GP32()
+		VMOVD(x, m)
+		switch k.bits {
+		case 8:
+			Store(m.As8(), Return("m"))
+		case 16:
+			Store(m.As16(), Return("m"))
+		default:
+			Store(m, Return("m"))
+		}
+	}
+	Store(n, Return("n"))
+	VZEROUPPER()
+	RET()
+}
