@@ -460,36 +460,36 @@ func indicesInRange(b []byte, width int, signed bool, size int, valid []byte) (i
 	if signed {
 		limit = min(limit, 1<<(8*width-1))
 	}
+	var hi uint64
 	switch width {
 	case 1:
-		return inRange(b, limit, valid)
+		hi = uint64(arrowpack.MaxUint8(b))
 	case 2:
-		return inRange(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2), limit, valid)
+		hi = uint64(arrowpack.MaxUint16(view[uint16](b)))
 	case 4:
-		return inRange(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), limit, valid)
+		hi = uint64(arrowpack.MaxUint32(view[uint32](b)))
 	default:
-		return inRange(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8), limit, valid)
+		hi = arrowpack.MaxUint64(view[uint64](b))
 	}
-}
-
-// inRange checks indices of valid rows against limit. Indices of null rows
-// may hold anything, so only when the largest of all indices is not below
-// limit does it look at validity row by row.
-func inRange[T uint8 | uint16 | uint32 | uint64](idx []T, limit uint64, valid []byte) (int, bool) {
-	// Four running maxima, so the loop is not one long dependency chain.
-	var m0, m1, m2, m3 T
-	i := 0
-	for ; i+4 <= len(idx); i += 4 {
-		m0, m1, m2, m3 = max(m0, idx[i]), max(m1, idx[i+1]), max(m2, idx[i+2]), max(m3, idx[i+3])
-	}
-	for ; i < len(idx); i++ {
-		m0 = max(m0, idx[i])
-	}
-	if uint64(max(m0, m1, m2, m3)) < limit {
+	if hi < limit {
 		return 0, true
 	}
-	for i, v := range idx {
-		if uint64(v) >= limit && isValid(valid, i) {
+	// Some index is out of range; that is fine only in null rows, whose
+	// indices may hold anything.
+	n := len(b) / width
+	for i := range n {
+		var v uint64
+		switch width {
+		case 1:
+			v = uint64(b[i])
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(b[2*i:]))
+		case 4:
+			v = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		default:
+			v = binary.LittleEndian.Uint64(b[8*i:])
+		}
+		if v >= limit && isValid(valid, i) {
 			return i, false
 		}
 	}
