@@ -121,7 +121,10 @@ func encodeValidity(w *writer, d arrow.ArrayData, off, n int) {
 		return
 	}
 	bm := bufs[0].Bytes()
-	if arrowpack.CountOnes(bm, off, n) == n {
+	// The whole array has nulls; a part of it (a list's child range, say)
+	// may not, and then needs no bitmap either.
+	whole := off == d.Offset() && n == d.Len()
+	if !whole && arrowpack.CountOnes(bm, off, n) == n {
 		w.word(0)
 		return
 	}
