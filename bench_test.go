@@ -287,7 +287,7 @@ func BenchmarkLengthsToOffsets32(b *testing.B) {
 			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
 				o := benchOffsets32(s.n + 1)
 				lengths := make([]int32, s.n)
-				deltas32Generic(lengths, o)
+				deltasGeneric(lengths, o)
 				limit := o[s.n] - o[0]
 				dst := make([]int32, s.n+1)
 				b.SetBytes(int64(4 * s.n))
@@ -308,7 +308,7 @@ func BenchmarkLengthsToOffsets64(b *testing.B) {
 			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
 				o := benchOffsets64(s.n + 1)
 				lengths := make([]int64, s.n)
-				deltas64Generic(lengths, o)
+				deltasGeneric(lengths, o)
 				limit := o[s.n] - o[0]
 				dst := make([]int64, s.n+1)
 				b.SetBytes(int64(8 * s.n))

@@ -10,18 +10,18 @@ import (
 
 var genericImpl = impl{
 	name:            "generic",
-	rebase32:        rebase32Generic,
-	rebase64:        rebase64Generic,
-	nondecreasing32: nondecreasing32Generic,
-	nondecreasing64: nondecreasing64Generic,
+	rebase32:        rebaseGeneric[int32],
+	rebase64:        rebaseGeneric[int64],
+	nondecreasing32: nondecreasingGeneric[int32],
+	nondecreasing64: nondecreasingGeneric[int64],
 	shiftBits:       shiftBitsGeneric,
 	popcount:        popcountGeneric,
 	transpose:       transposeGeneric,
 	untranspose:     untransposeGeneric,
-	deltas32:        deltas32Generic,
-	deltas64:        deltas64Generic,
-	prefixSum32:     prefixSum32Generic,
-	prefixSum64:     prefixSum64Generic,
+	deltas32:        deltasGeneric[int32],
+	deltas64:        deltasGeneric[int64],
+	prefixSum32:     prefixSumGeneric[int32],
+	prefixSum64:     prefixSumGeneric[int64],
 	isASCII:         isASCIIGeneric,
 	max8:            maxGeneric[uint8],
 	max16:           maxGeneric[uint16],
@@ -29,39 +29,22 @@ var genericImpl = impl{
 	max64:           maxGeneric[uint64],
 }
 
-func rebase32Generic(dst, src []int32, base int32) {
+// offset is the element type of Arrow offsets.
+type offset interface{ int32 | int64 }
+
+func rebaseGeneric[T offset](dst, src []T, base T) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = v - base
 	}
 }
 
-func rebase64Generic(dst, src []int64, base int64) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] = v - base
-	}
-}
-
-func nondecreasing32Generic(x []int32) bool {
+func nondecreasingGeneric[T offset](x []T) bool {
 	if len(x) == 0 {
 		return true
 	}
 	// Fold the comparisons without a branch per element; real offsets are
 	// valid, so the scan always runs to the end anyway.
-	bad := false
-	prev := x[0]
-	for _, v := range x[1:] {
-		bad = bad || v < prev
-		prev = v
-	}
-	return !bad
-}
-
-func nondecreasing64Generic(x []int64) bool {
-	if len(x) == 0 {
-		return true
-	}
 	bad := false
 	prev := x[0]
 	for _, v := range x[1:] {

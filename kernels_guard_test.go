@@ -143,7 +143,7 @@ func TestGuardRebaseOffsets(t *testing.T) {
 					src32 := placeInt32(srcRegion, sp, n)
 					fillRandom(r, place(srcRegion, sp, 4*n))
 					want32 := make([]int32, n)
-					rebase32Generic(want32, slices.Clone(src32), base32)
+					rebaseGeneric(want32, slices.Clone(src32), base32)
 					dst32 := placeInt32(dstRegion, dp, n)
 					im.rebase32(dst32, src32, base32)
 					if !slices.Equal(dst32, want32) {
@@ -154,7 +154,7 @@ func TestGuardRebaseOffsets(t *testing.T) {
 					src64 := placeInt64(srcRegion, sp, n)
 					fillRandom(r, place(srcRegion, sp, 8*n))
 					want64 := make([]int64, n)
-					rebase64Generic(want64, slices.Clone(src64), base64)
+					rebaseGeneric(want64, slices.Clone(src64), base64)
 					dst64 := placeInt64(dstRegion, dp, n)
 					im.rebase64(dst64, src64, base64)
 					if !slices.Equal(dst64, want64) {
@@ -168,7 +168,7 @@ func TestGuardRebaseOffsets(t *testing.T) {
 				x32 := placeInt32(srcRegion, sp, n)
 				fillRandom(r, place(srcRegion, sp, 4*n))
 				want32 := slices.Clone(x32)
-				rebase32Generic(want32, want32, base32)
+				rebaseGeneric(want32, want32, base32)
 				im.rebase32(x32, x32, base32)
 				if !slices.Equal(x32, want32) {
 					t.Fatalf("%v: wrong result", &c)
@@ -177,7 +177,7 @@ func TestGuardRebaseOffsets(t *testing.T) {
 				x64 := placeInt64(srcRegion, sp, n)
 				fillRandom(r, place(srcRegion, sp, 8*n))
 				want64 := slices.Clone(x64)
-				rebase64Generic(want64, want64, base64)
+				rebaseGeneric(want64, want64, base64)
 				im.rebase64(x64, x64, base64)
 				if !slices.Equal(x64, want64) {
 					t.Fatalf("%v: wrong result", &c)
@@ -206,7 +206,7 @@ func TestGuardValidOffsets(t *testing.T) {
 				check32 := func(what string) {
 					t.Helper()
 					c.kernel = "nondecreasing32 " + what
-					want := nondecreasing32Generic(slices.Clone(o32))
+					want := nondecreasingGeneric(slices.Clone(o32))
 					if got := im.nondecreasing32(o32); got != want {
 						t.Fatalf("%v: got %v, want %v", &c, got, want)
 					}
@@ -233,7 +233,7 @@ func TestGuardValidOffsets(t *testing.T) {
 				check64 := func(what string) {
 					t.Helper()
 					c.kernel = "nondecreasing64 " + what
-					want := nondecreasing64Generic(slices.Clone(o64))
+					want := nondecreasingGeneric(slices.Clone(o64))
 					if got := im.nondecreasing64(o64); got != want {
 						t.Fatalf("%v: got %v, want %v", &c, got, want)
 					}

@@ -89,13 +89,13 @@ func TestRebaseOffsets(t *testing.T) {
 				}
 				// In place.
 				want := slices.Clone(src32)
-				rebase32Generic(want, want, base32)
+				rebaseGeneric(want, want, base32)
 				im.rebase32(src32, src32, base32)
 				if !slices.Equal(src32, want) {
 					t.Fatalf("%s n=%d: in-place rebase32 differs", im.name, n)
 				}
 				want64 := slices.Clone(src64)
-				rebase64Generic(want64, want64, base64)
+				rebaseGeneric(want64, want64, base64)
 				im.rebase64(src64, src64, base64)
 				if !slices.Equal(src64, want64) {
 					t.Fatalf("%s n=%d: in-place rebase64 differs", im.name, n)

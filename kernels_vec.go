@@ -44,7 +44,7 @@ func rebase32Vector(dst, src []int32, base int32) {
 	if len(src) >= minVec {
 		n = rebase32Vec(dst, src, base)
 	}
-	rebase32Generic(dst[n:], src[n:], base)
+	rebaseGeneric(dst[n:], src[n:], base)
 }
 
 func rebase64Vector(dst, src []int64, base int64) {
@@ -52,7 +52,7 @@ func rebase64Vector(dst, src []int64, base int64) {
 	if len(src) >= minVec {
 		n = rebase64Vec(dst, src, base)
 	}
-	rebase64Generic(dst[n:], src[n:], base)
+	rebaseGeneric(dst[n:], src[n:], base)
 }
 
 func nondecreasing32Vector(x []int32) bool {
@@ -63,7 +63,7 @@ func nondecreasing32Vector(x []int32) bool {
 			return false
 		}
 	}
-	return nondecreasing32Generic(x[n:])
+	return nondecreasingGeneric(x[n:])
 }
 
 func nondecreasing64Vector(x []int64) bool {
@@ -74,7 +74,7 @@ func nondecreasing64Vector(x []int64) bool {
 			return false
 		}
 	}
-	return nondecreasing64Generic(x[n:])
+	return nondecreasingGeneric(x[n:])
 }
 
 func shiftBitsVector(dst, src []byte, k uint) {
@@ -167,20 +167,20 @@ func deltas32Vector(dst, x []int32) {
 	n := 0
 	if len(dst) >= minVec {
 		n = alignHead(unsafe.Pointer(&dst[0]), 4)
-		deltas32Generic(dst[:n], x[:n+1])
+		deltasGeneric(dst[:n], x[:n+1])
 		n += deltas32Vec(dst[n:], x[n:])
 	}
-	deltas32Generic(dst[n:], x[n:])
+	deltasGeneric(dst[n:], x[n:])
 }
 
 func deltas64Vector(dst, x []int64) {
 	n := 0
 	if len(dst) >= minVec {
 		n = alignHead(unsafe.Pointer(&dst[0]), 8)
-		deltas64Generic(dst[:n], x[:n+1])
+		deltasGeneric(dst[:n], x[:n+1])
 		n += deltas64Vec(dst[n:], x[n:])
 	}
-	deltas64Generic(dst[n:], x[n:])
+	deltasGeneric(dst[n:], x[n:])
 }
 
 // The prefix sums carry the total so far from the head into the assembly
@@ -188,10 +188,10 @@ func deltas64Vector(dst, x []int64) {
 
 func prefixSum32Vector(dst, x []int32) bool {
 	if len(x) < minVec {
-		return prefixSum32Generic(dst, x)
+		return prefixSumGeneric(dst, x)
 	}
 	h := alignHead(unsafe.Pointer(&dst[0]), 4)
-	acc := prefixSum32From(dst[:h], x[:h], 0)
+	acc := prefixSumFrom(dst[:h], x[:h], 0)
 	var s int32
 	if h > 0 {
 		s = dst[h-1]
@@ -201,16 +201,16 @@ func prefixSum32Vector(dst, x []int32) bool {
 	if n > 0 {
 		s = dst[n-1]
 	}
-	acc |= prefixSum32From(dst[n:], x[n:], s)
+	acc |= prefixSumFrom(dst[n:], x[n:], s)
 	return acc >= 0 && nonneg
 }
 
 func prefixSum64Vector(dst, x []int64) bool {
 	if len(x) < minVec {
-		return prefixSum64Generic(dst, x)
+		return prefixSumGeneric(dst, x)
 	}
 	h := alignHead(unsafe.Pointer(&dst[0]), 8)
-	acc := prefixSum64From(dst[:h], x[:h], 0)
+	acc := prefixSumFrom(dst[:h], x[:h], 0)
 	var s int64
 	if h > 0 {
 		s = dst[h-1]
@@ -220,7 +220,7 @@ func prefixSum64Vector(dst, x []int64) bool {
 	if n > 0 {
 		s = dst[n-1]
 	}
-	acc |= prefixSum64From(dst[n:], x[n:], s)
+	acc |= prefixSumFrom(dst[n:], x[n:], s)
 	return acc >= 0 && nonneg
 }
 

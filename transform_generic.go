@@ -306,7 +306,7 @@ func untranspose16Words(dst, src []byte, n, i int) int {
 // drop the bounds checks and keep the four in registers; each step reads
 // its elements before it writes any, so dst may be (or start at) x.
 
-func deltas32Generic(dst, x []int32) {
+func deltasGeneric[T offset](dst, x []T) {
 	if len(dst) == 0 {
 		return
 	}
@@ -322,57 +322,15 @@ func deltas32Generic(dst, x []int32) {
 	}
 }
 
-func deltas64Generic(dst, x []int64) {
-	if len(dst) == 0 {
-		return
-	}
-	x = x[:len(dst)+1]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		v := x[i : i+5 : i+5]
-		d := dst[i : i+4 : i+4]
-		d[0], d[1], d[2], d[3] = v[1]-v[0], v[2]-v[1], v[3]-v[2], v[4]-v[3]
-	}
-	for ; i < len(dst); i++ {
-		dst[i] = x[i+1] - x[i]
-	}
-}
+func prefixSumGeneric[T offset](dst, x []T) bool { return prefixSumFrom(dst, x, 0) >= 0 }
 
-func prefixSum32Generic(dst, x []int32) bool { return prefixSum32From(dst, x, 0) >= 0 }
-
-func prefixSum64Generic(dst, x []int64) bool { return prefixSum64From(dst, x, 0) >= 0 }
-
-// prefixSum32From sets dst[i] = s + x[0] + ... + x[i] (wrapping) for every
+// prefixSumFrom sets dst[i] = s + x[0] + ... + x[i] (wrapping) for every
 // i < len(x) and returns the OR of every x[i] and dst[i], negative iff any
 // of them is. The sign bits are gathered without a branch per element;
 // valid input, the common case, is scanned to the end anyway.
-func prefixSum32From(dst, x []int32, s int32) int32 {
+func prefixSumFrom[T offset](dst, x []T, s T) T {
 	dst = dst[:len(x)]
-	var acc int32
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		v := x[i : i+4 : i+4]
-		d := dst[i : i+4 : i+4]
-		a0, a1, a2, a3 := v[0], v[1], v[2], v[3]
-		s0 := s + a0
-		s1 := s0 + a1
-		s2 := s1 + a2
-		s = s2 + a3
-		acc |= a0 | a1 | a2 | a3 | s0 | s1 | s2 | s
-		d[0], d[1], d[2], d[3] = s0, s1, s2, s
-	}
-	for ; i < len(x); i++ {
-		v := x[i]
-		s += v
-		acc |= v | s
-		dst[i] = s
-	}
-	return acc
-}
-
-func prefixSum64From(dst, x []int64, s int64) int64 {
-	dst = dst[:len(x)]
-	var acc int64
+	var acc T
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		v := x[i : i+4 : i+4]
