@@ -121,10 +121,12 @@ func encodeValidity(w *writer, d arrow.ArrayData, off, n int) {
 		return
 	}
 	bm := bufs[0].Bytes()
-	// The whole array has nulls; a part of it (a list's child range, say)
-	// may not, and then needs no bitmap either.
-	whole := off == d.Offset() && n == d.Len()
-	if !whole && arrowpack.CountOnes(bm, off, n) == n {
+	// NullN is the array's null count, or negative when not yet known. A
+	// whole array with a known count of nulls needs its bitmap; otherwise
+	// count: a part of an array (a list's child range, say) may have no
+	// nulls and then needs no bitmap either.
+	known := d.NullN() > 0 && off == d.Offset() && n == d.Len()
+	if !known && arrowpack.CountOnes(bm, off, n) == n {
 		w.word(0)
 		return
 	}
