@@ -115,17 +115,18 @@ func CountOnes(bits []byte, offset, n int) int {
 }
 
 func validOffsets32(im *impl, offsets []int32, limit int32) bool {
-	if len(offsets) == 0 {
-		return true
-	}
-	return offsets[0] >= 0 && offsets[len(offsets)-1] <= limit && im.nondecreasing32(offsets)
+	return validOffsets(offsets, limit, im.nondecreasing32)
 }
 
 func validOffsets64(im *impl, offsets []int64, limit int64) bool {
+	return validOffsets(offsets, limit, im.nondecreasing64)
+}
+
+func validOffsets[T offset](offsets []T, limit T, nondecreasing func([]T) bool) bool {
 	if len(offsets) == 0 {
 		return true
 	}
-	return offsets[0] >= 0 && offsets[len(offsets)-1] <= limit && im.nondecreasing64(offsets)
+	return offsets[0] >= 0 && offsets[len(offsets)-1] <= limit && nondecreasing(offsets)
 }
 
 func copyBits(im *impl, dst, src []byte, srcOffset, n int) {
@@ -267,55 +268,47 @@ func untransposeBytes(im *impl, dst, src []byte, width int) {
 }
 
 func offsetsToLengths32(im *impl, dst, offsets []int32) {
-	if len(offsets) < 2 {
-		return
-	}
-	dst = dst[:len(offsets)-1]
-	if overlap(dst, offsets) && &dst[0] != &offsets[0] {
-		panic("arrowpack: OffsetsToLengths32 with a dst that overlaps offsets but does not start with it")
-	}
-	im.deltas32(dst, offsets)
+	offsetsToLengths("OffsetsToLengths32", dst, offsets, im.deltas32)
 }
 
 func offsetsToLengths64(im *impl, dst, offsets []int64) {
+	offsetsToLengths("OffsetsToLengths64", dst, offsets, im.deltas64)
+}
+
+func offsetsToLengths[T offset](fn string, dst, offsets []T, deltas func(dst, x []T)) {
 	if len(offsets) < 2 {
 		return
 	}
 	dst = dst[:len(offsets)-1]
 	if overlap(dst, offsets) && &dst[0] != &offsets[0] {
-		panic("arrowpack: OffsetsToLengths64 with a dst that overlaps offsets but does not start with it")
+		panic("arrowpack: " + fn + " with a dst that overlaps offsets but does not start with it")
 	}
-	im.deltas64(dst, offsets)
+	deltas(dst, offsets)
 }
 
 func lengthsToOffsets32(im *impl, dst, lengths []int32, limit int32) bool {
+	return lengthsToOffsets("LengthsToOffsets32", dst, lengths, limit, im.prefixSum32)
+}
+
+func lengthsToOffsets64(im *impl, dst, lengths []int64, limit int64) bool {
+	return lengthsToOffsets("LengthsToOffsets64", dst, lengths, limit, im.prefixSum64)
+}
+
+func lengthsToOffsets[T offset](fn string, dst, lengths []T, limit T, prefixSum func(dst, x []T) bool) bool {
 	n := len(lengths)
 	dst = dst[:n+1]
 	if overlap(dst, lengths) && &lengths[0] != &dst[1] {
-		panic("arrowpack: LengthsToOffsets32 with a dst that overlaps lengths other than at dst[1:]")
+		panic("arrowpack: " + fn + " with a dst that overlaps lengths other than at dst[1:]")
 	}
 	dst[0] = 0
 	if n == 0 {
 		return limit >= 0
 	}
 	// With no negative length and no negative running total, no total
-	// wrapped around (each is below 1<<31 and the next adds less than
-	// 1<<31, so a wrap would have shown as a negative total); then the
-	// totals never decrease and the last one is the largest.
-	return im.prefixSum32(dst[1:], lengths) && dst[n] <= limit
-}
-
-func lengthsToOffsets64(im *impl, dst, lengths []int64, limit int64) bool {
-	n := len(lengths)
-	dst = dst[:n+1]
-	if overlap(dst, lengths) && &lengths[0] != &dst[1] {
-		panic("arrowpack: LengthsToOffsets64 with a dst that overlaps lengths other than at dst[1:]")
-	}
-	dst[0] = 0
-	if n == 0 {
-		return limit >= 0
-	}
-	return im.prefixSum64(dst[1:], lengths) && dst[n] <= limit
+	// wrapped around (each is below half the type's range and the next adds
+	// less than that, so a wrap would have shown as a negative total); then
+	// the totals never decrease and the last one is the largest.
+	return prefixSum(dst[1:], lengths) && dst[n] <= limit
 }
 
 // MaxUint8/16/32/64 return the largest value in x, or 0 if x is empty. The

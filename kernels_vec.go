@@ -13,18 +13,18 @@ const minVec = 64
 
 var vectorImpl = impl{
 	name:            vecName,
-	rebase32:        rebase32Vector,
-	rebase64:        rebase64Vector,
-	nondecreasing32: nondecreasing32Vector,
-	nondecreasing64: nondecreasing64Vector,
+	rebase32:        rebaseVector(rebase32Vec),
+	rebase64:        rebaseVector(rebase64Vec),
+	nondecreasing32: nondecreasingVector(nondecreasing32Vec),
+	nondecreasing64: nondecreasingVector(nondecreasing64Vec),
 	shiftBits:       shiftBitsVector,
 	popcount:        popcountVector,
 	transpose:       transposeVector,
 	untranspose:     untransposeVector,
-	deltas32:        deltas32Vector,
-	deltas64:        deltas64Vector,
-	prefixSum32:     prefixSum32Vector,
-	prefixSum64:     prefixSum64Vector,
+	deltas32:        deltasVector(deltas32Vec),
+	deltas64:        deltasVector(deltas64Vec),
+	prefixSum32:     prefixSumVector(prefixSum32Vec),
+	prefixSum64:     prefixSumVector(prefixSum64Vec),
 	isASCII:         isASCIIVector,
 	max8:            max8Vector,
 	max16:           max16Vector,
@@ -39,42 +39,30 @@ func init() {
 	}
 }
 
-func rebase32Vector(dst, src []int32, base int32) {
-	n := 0
-	if len(src) >= minVec {
-		n = rebase32Vec(dst, src, base)
-	}
-	rebaseGeneric(dst[n:], src[n:], base)
-}
+// The offsets kernels are the same Go around an int32 and an int64
+// assembly routine; each wrapper below is made once per width.
 
-func rebase64Vector(dst, src []int64, base int64) {
-	n := 0
-	if len(src) >= minVec {
-		n = rebase64Vec(dst, src, base)
-	}
-	rebaseGeneric(dst[n:], src[n:], base)
-}
-
-func nondecreasing32Vector(x []int32) bool {
-	n := 0
-	if len(x) >= minVec {
-		var ok bool
-		if n, ok = nondecreasing32Vec(x); !ok {
-			return false
+func rebaseVector[T offset](asm func(dst, src []T, base T) int) func(dst, src []T, base T) {
+	return func(dst, src []T, base T) {
+		n := 0
+		if len(src) >= minVec {
+			n = asm(dst, src, base)
 		}
+		rebaseGeneric(dst[n:], src[n:], base)
 	}
-	return nondecreasingGeneric(x[n:])
 }
 
-func nondecreasing64Vector(x []int64) bool {
-	n := 0
-	if len(x) >= minVec {
-		var ok bool
-		if n, ok = nondecreasing64Vec(x); !ok {
-			return false
+func nondecreasingVector[T offset](asm func(x []T) (int, bool)) func(x []T) bool {
+	return func(x []T) bool {
+		n := 0
+		if len(x) >= minVec {
+			var ok bool
+			if n, ok = asm(x); !ok {
+				return false
+			}
 		}
+		return nondecreasingGeneric(x[n:])
 	}
-	return nondecreasingGeneric(x[n:])
 }
 
 func shiftBitsVector(dst, src []byte, k uint) {
@@ -163,65 +151,42 @@ func alignHead(p unsafe.Pointer, size int) int {
 	return int(-uintptr(p)&31) / size
 }
 
-func deltas32Vector(dst, x []int32) {
-	n := 0
-	if len(dst) >= minVec {
-		n = alignHead(unsafe.Pointer(&dst[0]), 4)
-		deltasGeneric(dst[:n], x[:n+1])
-		n += deltas32Vec(dst[n:], x[n:])
-	}
-	deltasGeneric(dst[n:], x[n:])
-}
+// deltasVector and prefixSumVector let Go do the elements before dst's
+// next 32-byte boundary, so that the assembly's stores are aligned.
 
-func deltas64Vector(dst, x []int64) {
-	n := 0
-	if len(dst) >= minVec {
-		n = alignHead(unsafe.Pointer(&dst[0]), 8)
-		deltasGeneric(dst[:n], x[:n+1])
-		n += deltas64Vec(dst[n:], x[n:])
+func deltasVector[T offset](asm func(dst, x []T) int) func(dst, x []T) {
+	return func(dst, x []T) {
+		n := 0
+		if len(dst) >= minVec {
+			n = alignHead(unsafe.Pointer(&dst[0]), int(unsafe.Sizeof(T(0))))
+			deltasGeneric(dst[:n], x[:n+1])
+			n += asm(dst[n:], x[n:])
+		}
+		deltasGeneric(dst[n:], x[n:])
 	}
-	deltasGeneric(dst[n:], x[n:])
 }
 
 // The prefix sums carry the total so far from the head into the assembly
 // and from the assembly into the tail.
-
-func prefixSum32Vector(dst, x []int32) bool {
-	if len(x) < minVec {
-		return prefixSumGeneric(dst, x)
+func prefixSumVector[T offset](asm func(dst, x []T, s T) (int, bool)) func(dst, x []T) bool {
+	return func(dst, x []T) bool {
+		if len(x) < minVec {
+			return prefixSumGeneric(dst, x)
+		}
+		h := alignHead(unsafe.Pointer(&dst[0]), int(unsafe.Sizeof(T(0))))
+		acc := prefixSumFrom(dst[:h], x[:h], 0)
+		var s T
+		if h > 0 {
+			s = dst[h-1]
+		}
+		n, nonneg := asm(dst[h:], x[h:], s)
+		n += h
+		if n > 0 {
+			s = dst[n-1]
+		}
+		acc |= prefixSumFrom(dst[n:], x[n:], s)
+		return acc >= 0 && nonneg
 	}
-	h := alignHead(unsafe.Pointer(&dst[0]), 4)
-	acc := prefixSumFrom(dst[:h], x[:h], 0)
-	var s int32
-	if h > 0 {
-		s = dst[h-1]
-	}
-	n, nonneg := prefixSum32Vec(dst[h:], x[h:], s)
-	n += h
-	if n > 0 {
-		s = dst[n-1]
-	}
-	acc |= prefixSumFrom(dst[n:], x[n:], s)
-	return acc >= 0 && nonneg
-}
-
-func prefixSum64Vector(dst, x []int64) bool {
-	if len(x) < minVec {
-		return prefixSumGeneric(dst, x)
-	}
-	h := alignHead(unsafe.Pointer(&dst[0]), 8)
-	acc := prefixSumFrom(dst[:h], x[:h], 0)
-	var s int64
-	if h > 0 {
-		s = dst[h-1]
-	}
-	n, nonneg := prefixSum64Vec(dst[h:], x[h:], s)
-	n += h
-	if n > 0 {
-		s = dst[n-1]
-	}
-	acc |= prefixSumFrom(dst[n:], x[n:], s)
-	return acc >= 0 && nonneg
 }
 
 func isASCIIVector(b []byte) bool {
