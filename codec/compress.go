@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -96,15 +97,17 @@ func (c *compressor) release(bp *[]byte) { c.bufs.Put(bp) }
 // concurrent use. The zstd decoder is made on first use.
 type decompressor struct {
 	maxBlock int
+	pool     blockPool // memory for decompressed blocks
 	zstdOnce sync.Once
 	zstd     *zstd.Decoder
 	zstdErr  error
 }
 
 // decompress returns the raw block (header and body) of a compressed one:
-// block's header, with the compression set to None, and the decompressed
-// body, in 8-byte aligned memory. h has been checked by parseHeader.
-func (d *decompressor) decompress(block []byte, h header) ([]byte, error) {
+// block's header, with the compression and flags cleared, and the
+// decompressed body, in an 8-byte aligned buffer from d.pool that goes back
+// to it on its last Release. h has been checked by parseHeader.
+func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error) {
 	if h.raw > d.maxBlock {
 		return nil, corruptf("block body of %d bytes once decompressed is above the limit of %d (WithMaxBlockSize)", h.raw, d.maxBlock)
 	}
@@ -116,20 +119,28 @@ func (d *decompressor) decompress(block []byte, h header) ([]byte, error) {
 	if clen > uint64(len(body)-8) || 8+pad8(int(clen)) != len(body) {
 		return nil, corruptf("compressed length %d does not fit a body of %d bytes", clen, len(body))
 	}
-	src := body[8 : 8+int(clen)]
-	out := unsafeBytes(make([]uint64, (headerSize+h.raw)/8))
+	out := d.pool.Allocate(headerSize + h.raw)
 	copy(out, block[:headerSize])
 	out[5] = byte(None)
+	binary.LittleEndian.PutUint16(out[6:], 0) // the decoder undoes h.flags
 	binary.LittleEndian.PutUint64(out[24:], uint64(h.raw))
-	raw := out[headerSize:]
-	switch h.compression {
+	if err := d.decompressBody(out[headerSize:], body[8:8+int(clen)], h.compression); err != nil {
+		d.pool.Free(out)
+		return nil, err
+	}
+	return memory.NewBufferWithAllocator(out, &d.pool), nil
+}
+
+// decompressBody fills raw, exactly, with src decompressed.
+func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
+	switch c {
 	case LZ4:
 		n, err := lz4.UncompressBlock(src, raw)
 		if err != nil {
-			return nil, corruptf("lz4: %v", err)
+			return corruptf("lz4: %v", err)
 		}
 		if n != len(raw) {
-			return nil, corruptf("lz4 body decompressed to %d bytes, the header says %d", n, len(raw))
+			return corruptf("lz4 body decompressed to %d bytes, the header says %d", n, len(raw))
 		}
 	case Zstd:
 		d.zstdOnce.Do(func() {
@@ -137,15 +148,15 @@ func (d *decompressor) decompress(block []byte, h header) ([]byte, error) {
 				zstd.WithDecoderMaxMemory(uint64(d.maxBlock)))
 		})
 		if d.zstdErr != nil {
-			return nil, fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
+			return fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
 		}
 		got, err := d.zstd.DecodeAll(src, raw[:0])
 		if err != nil {
-			return nil, corruptf("zstd: %v", err)
+			return corruptf("zstd: %v", err)
 		}
 		if len(got) != len(raw) || (len(got) > 0 && &got[0] != &raw[0]) {
-			return nil, corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
+			return corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -23,6 +25,34 @@ type decodeState struct {
 	slab []memory.Buffer
 	// ptrs holds the buffer lists of every node, for the same reason.
 	ptrs []*memory.Buffer
+	// scratch lends room to undo flagTranspose; tmp is what was taken
+	// from it, given back by done.
+	scratch *sync.Pool
+	tmp     *[]byte
+}
+
+// done gives back what the decode borrowed.
+func (s *decodeState) done() {
+	if s.tmp != nil {
+		s.scratch.Put(s.tmp)
+		s.tmp = nil
+	}
+}
+
+// untranspose undoes TransposeBytes on b in place, through scratch room.
+func (s *decodeState) untranspose(b []byte, width int) {
+	if s.tmp == nil {
+		s.tmp, _ = s.scratch.Get().(*[]byte)
+		if s.tmp == nil {
+			s.tmp = new([]byte)
+		}
+	}
+	if cap(*s.tmp) < len(b) {
+		*s.tmp = make([]byte, len(b))
+	}
+	t := (*s.tmp)[:len(b)]
+	copy(t, b)
+	arrowpack.UntransposeBytes(b, t, width)
 }
 
 // bufList returns an empty list with room for n buffers, cut from s.ptrs
@@ -130,9 +160,9 @@ func (s *decodeState) build(p *plan, n int, pt *parts) (*array.Data, error) {
 	case kNull:
 		nulls = n
 	case kBool:
-		err = s.values(pt, n, 0, "boolean values")
+		err = s.values(pt, n, 0, false, "boolean values")
 	case kFixed:
-		err = s.values(pt, n, p.width, "values")
+		err = s.values(pt, n, p.width, p.transpose, "values")
 	case kBinary:
 		err = varBinary[int32](s, p, pt, n)
 	case kLargeBinary:
@@ -188,8 +218,9 @@ func hasValidity(k kind) bool {
 	return true
 }
 
-// values reads a buffer of n values of width bytes (width 0: bits).
-func (s *decodeState) values(pt *parts, n, width int, what string) error {
+// values reads a buffer of n values of width bytes (width 0: bits), stored
+// byte-transposed if transpose is set and the block has flagTranspose.
+func (s *decodeState) values(pt *parts, n, width int, transpose bool, what string) error {
 	var b []byte
 	var err error
 	if width == 0 {
@@ -199,6 +230,9 @@ func (s *decodeState) values(pt *parts, n, width int, what string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if transpose && s.r.xf&flagTranspose != 0 {
+		s.untranspose(b, width)
 	}
 	pt.bufs = append(pt.bufs, s.buf(b))
 	return nil
@@ -222,6 +256,22 @@ func offsets[T int32 | int64](s *decodeState, pt *parts, n int) ([]T, int, error
 		return nil, 0, err
 	}
 	offs := view[T](b)
+	if s.r.xf&flagLengths != 0 {
+		// The lengths follow a 0; summing them in place validates as it
+		// goes. The totals are bounded below by what the data or child
+		// checks that follow demand.
+		var ok bool
+		if width == 4 {
+			o := view[int32](b)
+			ok = arrowpack.LengthsToOffsets32(o, o[1:], math.MaxInt32)
+		} else {
+			o := view[int64](b)
+			ok = arrowpack.LengthsToOffsets64(o, o[1:], maxBlockBody)
+		}
+		if !ok {
+			return nil, 0, corruptf("value lengths are negative or add up past the limit")
+		}
+	}
 	last := offs[n]
 	var valid bool
 	if width == 4 {

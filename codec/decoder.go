@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,7 +23,8 @@ type Decoder struct {
 	fingerprint uint64
 	cfg         config
 	decompress  *decompressor
-	nbuf        int // buffers of a batch's arrays, data buffers of views aside
+	nbuf        int       // buffers of a batch's arrays, data buffers of views aside
+	scratch     sync.Pool // *[]byte: room to undo flagTranspose
 }
 
 // NewDecoder returns a Decoder for blocks of schema. It fails with an error
@@ -54,7 +56,8 @@ func (d *Decoder) Schema() *arrow.Schema { return d.schema }
 // Without WithAllocator the batch's arrays alias block (zero-copy): block
 // must stay unmodified while the batch is in use. If block does not start
 // 8-byte aligned in memory it is copied once first; a compressed block is
-// decompressed into new memory, which the arrays alias instead. With
+// decompressed into memory of the Decoder's, which the arrays alias instead
+// and which the Decoder reuses once every array of the batch is released. With
 // WithAllocator every buffer is copied into memory from that allocator and
 // the batch owns it.
 func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
@@ -80,17 +83,21 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 		return nil, fmt.Errorf("%w: block fingerprint %#016x, the decoder's schema %#016x", ErrSchemaMismatch, h.fingerprint, d.fingerprint)
 	}
 	if h.compression != None {
-		if block, err = d.decompress.decompress(block, h); err != nil {
+		raw, err := d.decompress.decompress(block, h)
+		if err != nil {
 			return nil, err
 		}
-		parent = nil
+		defer raw.Release() // the arrays hold their own references
+		block, parent = raw.Bytes(), raw
 	} else if !aligned(block) {
 		words := make([]uint64, (len(block)+7)/8)
 		b := unsafeBytes(words)[:len(block)]
 		copy(b, block)
 		block, parent = b, nil
 	}
-	s := decodeState{r: reader{buf: block, pos: headerSize}, mem: d.cfg.mem, parent: parent}
+	s := decodeState{r: reader{buf: block, pos: headerSize, xf: h.flags}, mem: d.cfg.mem,
+		parent: parent, scratch: &d.scratch}
+	defer s.done()
 	if s.mem == nil && s.parent == nil {
 		s.slab = make([]memory.Buffer, d.nbuf)
 	}

@@ -24,7 +24,7 @@ func encodeNode(w *writer, p *plan, d arrow.ArrayData, off, n int) {
 		w.bits(bytesOf(bufs[1]), off, n)
 	case kFixed:
 		encodeValidity(w, d, off, n)
-		w.bytes(bytesOf(bufs[1])[off*p.width : (off+n)*p.width])
+		w.values(bytesOf(bufs[1])[off*p.width:(off+n)*p.width], p.width, p.transpose)
 	case kBinary:
 		encodeValidity(w, d, off, n)
 		offs := offsets32(bufs[1], off, n)

@@ -82,13 +82,13 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) (_ []byte, err error
 	dst = slices.Grow(dst, size)[:start+size]
 	block := dst[start:]
 	if aligned(block) {
-		e.write(block, cols, int(rows))
+		e.write(block, cols, int(rows), 0)
 		return dst, nil
 	}
 	// Typed writes need an 8-byte aligned block: write it elsewhere and
 	// copy it in.
 	sp, tmp := e.rawBuffer(size)
-	e.write(tmp, cols, int(rows))
+	e.write(tmp, cols, int(rows), 0)
 	copy(block, tmp)
 	e.scratch.Put(sp)
 	return dst, nil
@@ -111,16 +111,20 @@ func (e *Encoder) rawBuffer(size int) (*[]uint64, []byte) {
 func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size int) []byte {
 	sp, raw := e.rawBuffer(size)
 	defer e.scratch.Put(sp)
-	e.write(raw, cols, rows)
+	xf := e.cfg.transforms
+	e.write(raw, cols, rows, xf)
 	bp, z := e.compressor.compress(raw[headerSize:])
 	defer e.compressor.release(bp)
 	stored := 8 + pad8(len(z))
 	if z == nil || stored >= size-headerSize {
+		if xf != 0 {
+			e.write(raw, cols, rows, 0)
+		}
 		return append(dst, raw...)
 	}
 	start := len(dst)
 	dst = slices.Grow(dst, headerSize+stored)[:start+headerSize+stored]
-	h := header{compression: e.cfg.compression, fingerprint: e.fingerprint, rows: rows,
+	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
 	w := writer{buf: dst[start:], pos: headerSize}
@@ -128,11 +132,14 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 	return dst
 }
 
-func (e *Encoder) write(block []byte, cols []arrow.Array, rows int) {
+// write writes the uncompressed block of cols into block, which has its
+// exact size, with the transforms xf applied to its buffers (the header
+// records none: it is the caller's to rewrite for a compressed block).
+func (e *Encoder) write(block []byte, cols []arrow.Array, rows int, xf flags) {
 	h := header{compression: None, fingerprint: e.fingerprint, rows: rows,
 		stored: len(block) - headerSize, raw: len(block) - headerSize}
 	h.put(block)
-	w := writer{buf: block, pos: headerSize}
+	w := writer{buf: block, pos: headerSize, xf: xf}
 	e.body(&w, cols)
 	if w.pos != len(block) {
 		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), w.pos))

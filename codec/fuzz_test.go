@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
+	"github.com/pierrec/lz4/v4"
 )
 
 // fuzzSchemas are the schemas FuzzDecode decodes against: one per type the
@@ -31,7 +33,13 @@ var fuzzSchemas = sync.OnceValue(func() []*arrow.Schema {
 
 // validBlocks returns blocks of every fuzz schema, for seeds and for the
 // corruption tests.
-func validBlocks(t testing.TB) (schemaIndex []int, blocks [][]byte) {
+//
+// Half of the blocks are raw blocks whose buffers went through every
+// transform (flagLengths, flagTranspose), which only compressed blocks may
+// carry: seal compresses one and sets its flags, so that a test or the
+// fuzzer can corrupt the transformed bytes and still reach the checks that
+// undo the transforms, not just the decompressor's. sealed[i] says which.
+func validBlocks(t testing.TB) (schemaIndex []int, blocks [][]byte, sealed []bool) {
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(7, 7))
 	for i, s := range fuzzSchemas() {
@@ -42,15 +50,53 @@ func validBlocks(t testing.TB) (schemaIndex []int, blocks [][]byte) {
 		for _, rows := range []int{0, 3, 17} {
 			rec := randbatch.Batch(mem, r, s, rows, randbatch.Options{NullProb: 0.3, MaxListLen: 3, Slice: rows > 3})
 			b, err := enc.Append(nil, rec)
-			rec.Release()
 			if err != nil {
 				t.Fatal(err)
 			}
-			schemaIndex = append(schemaIndex, i)
-			blocks = append(blocks, b)
+			raw := make([]byte, len(b))
+			enc.write(raw, rec.Columns(), rows, knownFlags)
+			rec.Release()
+			schemaIndex = append(schemaIndex, i, i)
+			blocks = append(blocks, b, raw)
+			sealed = append(sealed, false, true)
 		}
 	}
-	return schemaIndex, blocks
+	return schemaIndex, blocks, sealed
+}
+
+// seal turns a raw block whose buffers went through the transforms xf into
+// an LZ4-compressed block carrying those flags, as an Encoder would write
+// it. The raw block need not be valid; nothing but its length is checked.
+func seal(raw []byte, xf flags) []byte {
+	if len(raw) < headerSize || len(raw)%8 != 0 {
+		return raw
+	}
+	body := raw[headerSize:]
+	z := make([]byte, lz4.CompressBlockBound(len(body)))
+	n, err := lz4.CompressBlock(body, z, nil)
+	if err != nil || n == 0 {
+		// Incompressible: an LZ4 block of one literal run.
+		z = z[:1]
+		z[0] = byte(min(len(body), 15)) << 4
+		if rest := len(body) - 15; rest >= 0 {
+			for ; rest >= 255; rest -= 255 {
+				z = append(z, 255)
+			}
+			z = append(z, byte(rest))
+		}
+		z = append(z, body...)
+		n = len(z)
+	}
+	stored := 8 + pad8(n)
+	b := make([]byte, headerSize+stored)
+	copy(b, raw[:headerSize])
+	b[5] = byte(LZ4)
+	binary.LittleEndian.PutUint16(b[6:], uint16(xf))
+	binary.LittleEndian.PutUint64(b[24:], uint64(stored))
+	binary.LittleEndian.PutUint64(b[32:], uint64(len(body)))
+	binary.LittleEndian.PutUint64(b[headerSize:], uint64(n))
+	copy(b[headerSize+8:], z[:n])
+	return b
 }
 
 // checkDecoded is what must hold whatever bytes were decoded: an error that
@@ -106,9 +152,15 @@ func readAll(arr arrow.Array) {
 }
 
 func FuzzDecode(f *testing.F) {
-	idx, blocks := validBlocks(f)
+	// The first byte picks the schema (its low 7 bits) and whether the
+	// rest is a raw transformed block to seal (its high bit).
+	idx, blocks, sealed := validBlocks(f)
 	for i, b := range blocks {
-		f.Add(append([]byte{byte(idx[i])}, b...))
+		sel := byte(idx[i])
+		if sealed[i] {
+			sel |= 0x80
+		}
+		f.Add(append([]byte{sel}, b...))
 	}
 	schemas := fuzzSchemas()
 	decoders := make([]*Decoder, len(schemas))
@@ -119,8 +171,12 @@ func FuzzDecode(f *testing.F) {
 		if len(data) == 0 {
 			return
 		}
-		dec := decoders[int(data[0])%len(decoders)]
-		rec, err := dec.Decode(data[1:])
+		dec := decoders[int(data[0]&0x7f)%len(decoders)]
+		block := data[1:]
+		if data[0]&0x80 != 0 {
+			block = seal(block, knownFlags)
+		}
+		rec, err := dec.Decode(block)
 		checkDecoded(t, rec, err)
 	})
 }
@@ -145,19 +201,32 @@ func FuzzRoundTrip(f *testing.F) {
 // ErrCorrupt (or ErrSchemaMismatch), must release everything it allocated
 // on the way, and whatever it accepts must be sound.
 func TestCorruptBlocks(t *testing.T) {
-	idx, blocks := validBlocks(t)
+	idx, blocks, sealed := validBlocks(t)
 	schemas := fuzzSchemas()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	r := rand.New(rand.NewPCG(9, 9))
 	for bi, b := range blocks {
 		s := schemas[idx[bi]]
 		for _, dec := range []*Decoder{must(NewDecoder(s)), must(NewDecoder(s, WithAllocator(mem)))} {
+			decode := dec.Decode
+			if sealed[bi] {
+				decode = func(raw []byte) (arrow.RecordBatch, error) { return dec.Decode(seal(raw, knownFlags)) }
+				// Undone, the transforms give back the plain block's batch.
+				got, err := decode(b)
+				if err != nil {
+					t.Fatalf("%s: sealed transformed block: %v", s, err)
+				}
+				want := must(dec.Decode(blocks[bi-1]))
+				checkSame(t, want, got, s)
+				got.Release()
+				want.Release()
+			}
 			for n := range len(b) {
-				if _, err := dec.Decode(b[:n]); !errors.Is(err, ErrCorrupt) {
+				if _, err := decode(b[:n]); !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%s: block truncated to %d of %d bytes: %v, want ErrCorrupt", s, n, len(b), err)
 				}
 			}
-			if _, err := dec.Decode(append(b[:len(b):len(b)], 0, 0, 0, 0, 0, 0, 0, 0)); !errors.Is(err, ErrCorrupt) {
+			if _, err := decode(append(b[:len(b):len(b)], 0, 0, 0, 0, 0, 0, 0, 0)); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("%s: block with 8 bytes more: %v, want ErrCorrupt", s, err)
 			}
 			// Every byte of small blocks, a sample of the others; FuzzDecode
@@ -168,7 +237,7 @@ func TestCorruptBlocks(t *testing.T) {
 				old := m[i]
 				for _, v := range []byte{old ^ 0xff, old ^ 1, old ^ 0x80, byte(r.Uint32())} {
 					m[i] = v
-					rec, err := dec.Decode(m)
+					rec, err := decode(m)
 					checkDecoded(t, rec, err)
 				}
 				m[i] = old

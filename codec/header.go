@@ -11,7 +11,7 @@ import (
 //	0  [4]byte  magic "APK1"
 //	4  uint8    format version (1)
 //	5  uint8    compression of the body (None, LZ4, Zstd)
-//	6  uint16   flags, zero
+//	6  uint16   flags: the transforms applied before compression
 //	8  uint64   schema fingerprint
 //	16 uint64   number of rows
 //	24 uint64   stored body length: the bytes after the header
@@ -23,8 +23,26 @@ const (
 
 var magic = [4]byte{'A', 'P', 'K', '1'}
 
+// flags are the transforms a compressed block's buffers went through before
+// compression, to make them compress better. An uncompressed block has none:
+// its buffers are used in place.
+type flags uint16
+
+const (
+	// flagLengths: offsets of binary, string, list and map arrays (32- and
+	// 64-bit) are stored as a 0 then the lengths of the values.
+	flagLengths flags = 1 << iota
+	// flagTranspose: fixed-width values of 2, 4, 8 or 16 bytes (run ends
+	// excepted) are stored byte-transposed, all first bytes, then all
+	// second bytes, and so on.
+	flagTranspose
+
+	knownFlags = flagLengths | flagTranspose
+)
+
 type header struct {
 	compression Compression
+	flags       flags
 	fingerprint uint64
 	rows        int
 	stored      int
@@ -35,7 +53,7 @@ func (h *header) put(b []byte) {
 	copy(b, magic[:])
 	b[4] = formatVersion
 	b[5] = byte(h.compression)
-	binary.LittleEndian.PutUint16(b[6:], 0)
+	binary.LittleEndian.PutUint16(b[6:], uint16(h.flags))
 	binary.LittleEndian.PutUint64(b[8:], h.fingerprint)
 	binary.LittleEndian.PutUint64(b[16:], uint64(h.rows))
 	binary.LittleEndian.PutUint64(b[24:], uint64(h.stored))
@@ -59,8 +77,12 @@ func parseHeader(block []byte) (header, error) {
 	if h.compression > Zstd {
 		return h, corruptf("unknown compression %d", block[5])
 	}
-	if f := binary.LittleEndian.Uint16(block[6:]); f != 0 {
-		return h, corruptf("unknown flags %#x", f)
+	h.flags = flags(binary.LittleEndian.Uint16(block[6:]))
+	if h.flags&^knownFlags != 0 {
+		return h, corruptf("unknown flags %#x", uint16(h.flags&^knownFlags))
+	}
+	if h.flags != 0 && h.compression == None {
+		return h, corruptf("flags %#x on an uncompressed block", uint16(h.flags))
 	}
 	h.fingerprint = binary.LittleEndian.Uint64(block[8:])
 	rows := binary.LittleEndian.Uint64(block[16:])

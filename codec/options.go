@@ -38,6 +38,7 @@ type config struct {
 	level       int
 	maxBlock    int
 	mem         memory.Allocator // nil: decode aliases the block
+	transforms  flags            // applied to the buffers of compressed blocks
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
@@ -73,8 +74,12 @@ func WithAllocator(mem memory.Allocator) Option {
 	return func(cfg *config) { cfg.mem = mem }
 }
 
+// defaultTransforms are the transforms compressed blocks get: the ones the
+// benchmark batches showed to make blocks smaller (see FORMAT.md).
+var defaultTransforms = flagLengths | flagTranspose
+
 func newConfig(opts []Option) config {
-	cfg := config{maxBlock: DefaultMaxBlockSize}
+	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms}
 	for _, o := range opts {
 		o(&cfg)
 	}

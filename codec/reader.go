@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -222,32 +221,4 @@ func parseSchema(b []byte) (schema *arrow.Schema, err error) {
 	}
 	defer ir.Release()
 	return ir.Schema(), nil
-}
-
-// blockPool hands out 8-byte aligned buffers for blocks and takes them back
-// when the last array decoded from one is released, so a Reader reuses its
-// memory without a batch someone retained ever seeing its bytes change.
-type blockPool struct{ free sync.Pool }
-
-var _ memory.Allocator = (*blockPool)(nil)
-
-// Allocate returns size bytes of 8-byte aligned memory.
-func (p *blockPool) Allocate(size int) []byte {
-	if b, ok := p.free.Get().([]byte); ok && cap(b) >= size {
-		return b[:size]
-	}
-	return unsafeBytes(make([]uint64, (size+7)/8))[:size]
-}
-
-// Reallocate is not used by the Reader; it returns a new buffer.
-func (p *blockPool) Reallocate(size int, b []byte) []byte {
-	nb := p.Allocate(size)
-	copy(nb, b)
-	p.Free(b)
-	return nb
-}
-
-// Free takes b back for reuse.
-func (p *blockPool) Free(b []byte) {
-	p.free.Put(b[:cap(b)])
 }

@@ -29,6 +29,7 @@ func bufferSize(n int) int { return 8 + pad8(n) }
 type writer struct {
 	buf []byte
 	pos int
+	xf  flags // the transforms to apply (flagLengths, flagTranspose)
 }
 
 func (w *writer) counting() bool { return w.buf == nil }
@@ -65,17 +66,43 @@ func (w *writer) bits(src []byte, off, n int) {
 	}
 }
 
-// offsets32 writes src rebased to start at 0.
-func (w *writer) offsets32(src []int32) {
-	if dst := w.reserve(4 * len(src)); dst != nil {
-		arrowpack.RebaseOffsets32(view[int32](dst), src, src[0])
+// values writes src, values of width bytes, byte-transposed when transpose
+// is set and the writer applies flagTranspose.
+func (w *writer) values(src []byte, width int, transpose bool) {
+	if !transpose || w.xf&flagTranspose == 0 {
+		w.bytes(src)
+		return
+	}
+	if dst := w.reserve(len(src)); dst != nil {
+		arrowpack.TransposeBytes(dst, src, width)
 	}
 }
 
-// offsets64 writes src rebased to start at 0.
+// offsets32 writes src rebased to start at 0; with flagLengths, a 0 then
+// the lengths of the values instead.
+func (w *writer) offsets32(src []int32) {
+	dst := view[int32](w.reserve(4 * len(src)))
+	switch {
+	case dst == nil:
+	case w.xf&flagLengths != 0:
+		dst[0] = 0
+		arrowpack.OffsetsToLengths32(dst[1:], src)
+	default:
+		arrowpack.RebaseOffsets32(dst, src, src[0])
+	}
+}
+
+// offsets64 writes src rebased to start at 0; with flagLengths, a 0 then
+// the lengths of the values instead.
 func (w *writer) offsets64(src []int64) {
-	if dst := w.reserve(8 * len(src)); dst != nil {
-		arrowpack.RebaseOffsets64(view[int64](dst), src, src[0])
+	dst := view[int64](w.reserve(8 * len(src)))
+	switch {
+	case dst == nil:
+	case w.xf&flagLengths != 0:
+		dst[0] = 0
+		arrowpack.OffsetsToLengths64(dst[1:], src)
+	default:
+		arrowpack.RebaseOffsets64(dst, src, src[0])
 	}
 }
 
@@ -84,6 +111,7 @@ func (w *writer) offsets64(src []int64) {
 type reader struct {
 	buf []byte
 	pos int
+	xf  flags // the transforms the block's buffers went through
 }
 
 func (r *reader) word() (uint64, error) {
