@@ -39,7 +39,7 @@ func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
 	}
 	cfg := newConfig(opts)
 	d := &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
-		decompress: &decompressor{maxBlock: cfg.maxBlock}}
+		decompress: &decompressor{maxBlock: cfg.maxBlock, concurrency: cfg.concurrency}}
 	for _, p := range plans {
 		d.nbuf += p.treeBuffers()
 	}

@@ -113,10 +113,15 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 	defer e.scratch.Put(sp)
 	xf := e.cfg.transforms
 	e.write(raw, cols, rows, xf)
-	bp, z := e.compressor.compress(raw[headerSize:])
-	defer e.compressor.release(bp)
-	stored := 8 + pad8(len(z))
-	if z == nil || stored >= size-headerSize {
+	var one [1]chunkOut
+	body := raw[headerSize:]
+	chunks, stored := e.compressor.compressBody(body, chunkCount(len(body), e.cfg.concurrency), &one)
+	defer func() {
+		for _, ch := range chunks {
+			e.compressor.release(ch.bp)
+		}
+	}()
+	if stored < 0 || stored >= len(body) {
 		if xf != 0 {
 			e.write(raw, cols, rows, 0)
 		}
@@ -127,8 +132,7 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
-	w := writer{buf: dst[start:], pos: headerSize}
-	w.bytes(z)
+	putBody(&writer{buf: dst[start:], pos: headerSize}, chunks)
 	return dst
 }
 

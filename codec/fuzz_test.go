@@ -87,15 +87,17 @@ func seal(raw []byte, xf flags) []byte {
 		z = append(z, body...)
 		n = len(z)
 	}
-	stored := 8 + pad8(n)
+	stored := 16 + bufferSize(n) // one chunk
 	b := make([]byte, headerSize+stored)
 	copy(b, raw[:headerSize])
 	b[5] = byte(LZ4)
 	binary.LittleEndian.PutUint16(b[6:], uint16(xf))
 	binary.LittleEndian.PutUint64(b[24:], uint64(stored))
 	binary.LittleEndian.PutUint64(b[32:], uint64(len(body)))
-	binary.LittleEndian.PutUint64(b[headerSize:], uint64(n))
-	copy(b[headerSize+8:], z[:n])
+	w := writer{buf: b, pos: headerSize}
+	w.word(1)
+	w.word(uint64(len(body)))
+	w.bytes(z[:n])
 	return b
 }
 

@@ -39,6 +39,7 @@ type config struct {
 	maxBlock    int
 	mem         memory.Allocator // nil: decode aliases the block
 	transforms  flags            // applied to the buffers of compressed blocks
+	concurrency int              // goroutines per block for compression, at least 1
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
@@ -66,6 +67,17 @@ func WithMaxBlockSize(n int) Option {
 	return func(cfg *config) { cfg.maxBlock = n }
 }
 
+// WithConcurrency lets one compressed block use up to n goroutines: an
+// Encoder or Writer splits a block body of at least 2 x 128 KiB into up to n
+// chunks that it compresses in parallel, and a Decoder or Reader
+// decompresses the chunks of a block in parallel. The default, 1, keeps each
+// block on the calling goroutine, which suits callers that already encode
+// many blocks at once. Blocks differ with n (they have as many chunks) but
+// any Decoder reads any of them. Values below 1 count as 1.
+func WithConcurrency(n int) Option {
+	return func(cfg *config) { cfg.concurrency = n }
+}
+
 // WithAllocator makes Decode copy every buffer into memory allocated from
 // mem, so that the decoded batch owns its bytes and the block can be reused
 // at once. Without it, decoded arrays alias the block, which must then stay
@@ -79,9 +91,10 @@ func WithAllocator(mem memory.Allocator) Option {
 var defaultTransforms = flagLengths | flagTranspose
 
 func newConfig(opts []Option) config {
-	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms}
+	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	cfg.concurrency = max(cfg.concurrency, 1)
 	return cfg
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -300,5 +301,43 @@ func TestAppendAppends(t *testing.T) {
 		}
 		checkSame(t, rec, out, schema)
 		out.Release()
+	}
+}
+
+// TestConcurrencyChunks checks that WithConcurrency splits a large body into
+// chunks, one per goroutine, that any Decoder reads them, in parallel or
+// not, and that a small body stays one chunk.
+func TestConcurrencyChunks(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	big := randbatch.Lineitem(mem, 8192) // a raw body of about 1.4 MB
+	defer big.Release()
+	small := randbatch.Lineitem(mem, 64)
+	defer small.Release()
+	for _, c := range []Compression{LZ4, Zstd} {
+		for _, n := range []int{1, 2, 3, 16} {
+			for _, rec := range []arrow.RecordBatch{big, small} {
+				block := roundTrip(t, rec, WithCompression(c), WithConcurrency(n))
+				h, err := parseHeader(block)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := chunkCount(h.raw, n)
+				if rec == big && n > 1 && want < 2 {
+					t.Fatalf("%d raw bytes with concurrency %d: %d chunk(s)", h.raw, n, want)
+				}
+				if rec == small && want != 1 {
+					t.Fatalf("%d raw bytes with concurrency %d: %d chunks, want 1", h.raw, n, want)
+				}
+				if got := binary.LittleEndian.Uint64(block[headerSize:]); got != uint64(want) {
+					t.Fatalf("%s, concurrency %d, %d raw bytes: %d chunks, want %d", c, n, h.raw, got, want)
+				}
+				// Decoders with another concurrency read it too.
+				for _, dn := range []int{1, 4} {
+					out := must(must(NewDecoder(rec.Schema(), WithConcurrency(dn))).Decode(block))
+					checkSame(t, rec, out, rec.Schema())
+					out.Release()
+				}
+			}
+		}
 	}
 }
