@@ -130,15 +130,7 @@ func (c *compressor) compressBody(body []byte, k int, one *[1]chunkOut) ([]chunk
 		chunks[0].raw = len(body)
 		chunks[0].bp, chunks[0].z = c.compress(body)
 	} else {
-		chunks = make([]chunkOut, k)
-		size := pad8((len(body) + k - 1) / k)
-		var wg sync.WaitGroup
-		for i := range chunks {
-			part := body[min(i*size, len(body)):min((i+1)*size, len(body))]
-			chunks[i].raw = len(part)
-			wg.Go(func() { chunks[i].bp, chunks[i].z = c.compress(part) })
-		}
-		wg.Wait()
+		chunks = c.compressParallel(body, k)
 	}
 	stored := 8
 	for _, ch := range chunks {
@@ -148,6 +140,21 @@ func (c *compressor) compressBody(body []byte, k int, one *[1]chunkOut) ([]chunk
 		stored += 8 + bufferSize(len(ch.z))
 	}
 	return chunks, stored
+}
+
+// compressParallel compresses body in k chunks of equal length (rounded up
+// to a multiple of 8), one goroutine each.
+func (c *compressor) compressParallel(body []byte, k int) []chunkOut {
+	chunks := make([]chunkOut, k)
+	size := pad8((len(body) + k - 1) / k)
+	var wg sync.WaitGroup
+	for i := range chunks {
+		part := body[min(i*size, len(body)):min((i+1)*size, len(body))]
+		chunks[i].raw = len(part)
+		wg.Go(func() { chunks[i].bp, chunks[i].z = c.compress(part) })
+	}
+	wg.Wait()
+	return chunks
 }
 
 // putBody writes the compressed body of chunks after the header.
