@@ -39,8 +39,12 @@ func (s *decodeState) done() {
 	}
 }
 
-// untranspose undoes TransposeBytes on b in place, through scratch room.
-func (s *decodeState) untranspose(b []byte, width int) {
+// untranspose undoes TransposeBytes on b, values of width bytes, in place
+// through scratch room, if transpose is set and the block has flagTranspose.
+func (s *decodeState) untranspose(b []byte, width int, transpose bool) {
+	if !transpose || s.r.xf&flagTranspose == 0 {
+		return
+	}
 	if s.tmp == nil {
 		s.tmp, _ = s.scratch.Get().(*[]byte)
 		if s.tmp == nil {
@@ -231,9 +235,7 @@ func (s *decodeState) values(pt *parts, n, width int, transpose bool, what strin
 	if err != nil {
 		return err
 	}
-	if transpose && s.r.xf&flagTranspose != 0 {
-		s.untranspose(b, width)
-	}
+	s.untranspose(b, width, transpose)
 	pt.bufs = append(pt.bufs, s.buf(b))
 	return nil
 }
@@ -485,6 +487,7 @@ func (s *decodeState) dictionary(p *plan, pt *parts, n int) error {
 	if err != nil {
 		return err
 	}
+	s.untranspose(b, p.width, p.transpose)
 	pt.bufs = append(pt.bufs, s.buf(b))
 	dict, err := s.node(p.children[0], -1)
 	if err != nil {

@@ -74,7 +74,7 @@ func encodeNode(w *writer, p *plan, d arrow.ArrayData, off, n int) {
 		encodeDenseUnion(w, p, d, off, n)
 	case kDict:
 		encodeValidity(w, d, off, n)
-		w.bytes(bytesOf(bufs[1])[off*p.width : (off+n)*p.width])
+		w.values(bytesOf(bufs[1])[off*p.width:(off+n)*p.width], p.width, p.transpose)
 		dict := d.Dictionary()
 		encodeNode(w, p.children[0], dict, dict.Offset(), dict.Len())
 	case kRunEnd:

@@ -40,8 +40,9 @@ type plan struct {
 	width  int            // kFixed: bytes per value; kFixedList: list size; kDict: index bytes; kRunEnd: run end bytes
 	utf8   bool           // string data: decode checks it is valid UTF-8
 	signed bool           // kDict: the indices are signed
-	// transpose: kFixed values of 2, 4, 8 or 16 bytes, which a block with
-	// flagTranspose stores byte-transposed (run ends excepted).
+	// transpose: kFixed values or kDict indices of 2, 4, 8 or 16 bytes,
+	// which a block with flagTranspose stores byte-transposed (run ends,
+	// floats and fixed-size binary excepted).
 	transpose bool
 	// children: the child nodes in wire order. kDict: the dictionary's
 	// values; kRunEnd: run ends, then values.
@@ -189,6 +190,7 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		}
 		p.width = iw.BitWidth() / 8
 		p.signed = arrow.IsSignedInteger(t.IndexType.ID())
+		p.transpose = transposable(p.width)
 		return p, child(t.ValueType)
 	case *arrow.RunEndEncodedType:
 		p.kind = kRunEnd
