@@ -103,7 +103,11 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 	}
 	s.ptrs = make([]*memory.Buffer, d.nbuf)
 	cols := make([]arrow.Array, len(d.plans))
+	done := false
 	defer func() {
+		if done {
+			return
+		}
 		for _, c := range cols {
 			if c != nil {
 				c.Release()
@@ -121,5 +125,6 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 	if s.r.pos != len(block) {
 		return nil, corruptf("%d bytes after the last column", len(block)-s.r.pos)
 	}
-	return array.NewRecordBatch(d.schema, cols, int64(h.rows)), nil
+	done = true // the batch takes over the columns' references
+	return newBatch(d.schema, cols, int64(h.rows)), nil
 }

@@ -81,7 +81,8 @@ type goldenExtArray struct{ array.ExtensionArrayBase }
 
 // TestGolden round-trips every batch of every golden integration stream
 // through an Encoder and a Decoder built from the stream's schema: whole,
-// and sliced at odd offsets, zero-copy and with a checked allocator. A
+// and sliced at odd offsets, zero-copy and with a checked allocator,
+// uncompressed and LZ4-compressed. A
 // stream whose types the codec refuses fails the test: the codec is meant
 // to cover every type.
 func TestGolden(t *testing.T) {
@@ -124,6 +125,12 @@ func goldenFile(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("NewDecoder refuses the schema (%s): %v", goldenDescribe(schema), err)
 	}
+	// Compressed blocks carry transformed buffers (lengths, transposed
+	// values) wherever compressing shrinks them.
+	zenc, err := NewEncoder(schema, WithCompression(LZ4))
+	if err != nil {
+		t.Fatalf("NewEncoder(LZ4): %v", err)
+	}
 	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer checked.AssertSize(t, 0)
 	cdec, err := NewDecoder(schema, WithAllocator(checked))
@@ -144,6 +151,8 @@ func goldenFile(t *testing.T, path string) {
 			}
 			goldenRoundTrip(t, what, enc, dec, in)
 			goldenRoundTrip(t, what+" WithAllocator", enc, cdec, in)
+			goldenRoundTrip(t, what+" LZ4", zenc, dec, in)
+			goldenRoundTrip(t, what+" LZ4 WithAllocator", zenc, cdec, in)
 			if c.sliced {
 				in.Release()
 			}
