@@ -259,9 +259,9 @@ func offsets[T int32 | int64](s *decodeState, pt *parts, n int) ([]T, int, error
 	}
 	offs := view[T](b)
 	if s.r.xf&flagLengths != 0 {
-		// The lengths follow a 0; summing them in place validates as it
-		// goes. The totals are bounded below by what the data or child
-		// checks that follow demand.
+		// The lengths follow a 0; summing them in place refuses negative
+		// lengths and overflow as it goes, and the data or child checks
+		// below hold the total to the data's length.
 		var ok bool
 		if width == 4 {
 			o := view[int32](b)
