@@ -38,7 +38,7 @@ var (
 
 // loadBenchCases builds every randbatch bench shape and its encodings once
 // per test binary.
-func loadBenchCases(b *testing.B) []*benchCase {
+func loadBenchCases(tb testing.TB) []*benchCase {
 	benchOnce.Do(func() {
 		mem := memory.NewGoAllocator()
 		for _, sh := range randbatch.BenchShapes() {
@@ -51,7 +51,7 @@ func loadBenchCases(b *testing.B) []*benchCase {
 		}
 	})
 	if benchErr != nil {
-		b.Fatal(benchErr)
+		tb.Fatal(benchErr)
 	}
 	return benchCases
 }

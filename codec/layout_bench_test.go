@@ -11,8 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/arrowpack/arrowpack/internal/randbatch"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -65,14 +63,12 @@ var (
 
 func loadLayoutCases(tb testing.TB) []*layoutCase {
 	tb.Helper()
+	benchCases := loadBenchCases(tb)
 	layoutOnce.Do(func() {
-		mem := memory.NewGoAllocator()
-		for _, sh := range randbatch.BenchShapes() {
-			rec := sh.Build(mem)
-			c, err := newLayoutCase(sh.Name, rec)
-			rec.Release()
+		for _, bc := range benchCases {
+			c, err := newLayoutCase(bc.name, bc.rec)
 			if err != nil {
-				layoutErr = fmt.Errorf("%s: %w", sh.Name, err)
+				layoutErr = fmt.Errorf("%s: %w", bc.name, err)
 				return
 			}
 			layoutCases = append(layoutCases, c)

@@ -81,28 +81,23 @@ func (w *writer) values(src []byte, width int, transpose bool) {
 // offsets32 writes src rebased to start at 0; with flagLengths, a 0 then
 // the lengths of the values instead.
 func (w *writer) offsets32(src []int32) {
-	dst := view[int32](w.reserve(4 * len(src)))
-	switch {
-	case dst == nil:
-	case w.xf&flagLengths != 0:
-		dst[0] = 0
-		arrowpack.OffsetsToLengths32(dst[1:], src)
-	default:
-		arrowpack.RebaseOffsets32(dst, src, src[0])
-	}
+	writeOffsets(w, src, arrowpack.RebaseOffsets32, arrowpack.OffsetsToLengths32)
 }
 
-// offsets64 writes src rebased to start at 0; with flagLengths, a 0 then
-// the lengths of the values instead.
+// offsets64 is offsets32 for 64-bit offsets.
 func (w *writer) offsets64(src []int64) {
-	dst := view[int64](w.reserve(8 * len(src)))
+	writeOffsets(w, src, arrowpack.RebaseOffsets64, arrowpack.OffsetsToLengths64)
+}
+
+func writeOffsets[T int32 | int64](w *writer, src []T, rebase func(dst, src []T, base T), lengths func(dst, offsets []T)) {
+	dst := view[T](w.reserve(int(unsafe.Sizeof(T(0))) * len(src)))
 	switch {
 	case dst == nil:
 	case w.xf&flagLengths != 0:
 		dst[0] = 0
-		arrowpack.OffsetsToLengths64(dst[1:], src)
+		lengths(dst[1:], src)
 	default:
-		arrowpack.RebaseOffsets64(dst, src, src[0])
+		rebase(dst, src, src[0])
 	}
 }
 
