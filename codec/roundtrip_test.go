@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -336,6 +337,51 @@ func TestConcurrencyChunks(t *testing.T) {
 					out := must(must(NewDecoder(rec.Schema(), WithConcurrency(dn))).Decode(block))
 					checkSame(t, rec, out, rec.Schema())
 					out.Release()
+				}
+			}
+		}
+	}
+}
+
+// TestCorruptChunkTable changes every byte of the chunk table of a block
+// compressed in several chunks (the chunk count, each chunk's raw and
+// compressed lengths) and decodes it serially and in parallel: the result
+// must be an ErrCorrupt error or a sound batch, never a panic or a race.
+func TestCorruptChunkTable(t *testing.T) {
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	for _, c := range []Compression{LZ4, Zstd} {
+		block := must(must(NewEncoder(rec.Schema(), WithCompression(c), WithConcurrency(3))).Append(nil, rec))
+		// The table's words: the count, then per chunk its raw length and
+		// its compressed length, which is followed by the chunk's bytes.
+		var words []int
+		pos := headerSize
+		words = append(words, pos)
+		k := int(binary.LittleEndian.Uint64(block[pos:]))
+		if k < 2 {
+			t.Fatalf("%s: %d chunk(s), want several", c, k)
+		}
+		pos += 8
+		for range k {
+			words = append(words, pos, pos+8)
+			pos += 16 + pad8(int(binary.LittleEndian.Uint64(block[pos+8:])))
+		}
+		for _, n := range []int{1, 3} {
+			dec := must(NewDecoder(rec.Schema(), WithConcurrency(n)))
+			m := bytes.Clone(block)
+			for _, w := range words {
+				for i := w; i < w+8; i++ {
+					old := m[i]
+					for _, v := range []byte{old ^ 1, old ^ 0x80, 0xff} {
+						m[i] = v
+						out, err := dec.Decode(m)
+						checkDecoded(t, out, err)
+					}
+					m[i] = old
+				}
+				// Cut at every word of the table.
+				if _, err := dec.Decode(m[:w]); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("%s: block cut at byte %d: %v, want ErrCorrupt", c, w, err)
 				}
 			}
 		}
