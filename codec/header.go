@@ -114,11 +114,25 @@ type BlockInfo struct {
 	Size        int         // bytes of the block, header included
 	RawSize     int         // bytes of the block once decompressed
 	Compression Compression // how the body is compressed
+	// Transformed reports whether the buffers went through the transforms
+	// FORMAT.md describes (offsets as lengths, byte transposition) before
+	// they were compressed.
+	Transformed bool
+	// Chunks is the number of independently compressed chunks of the body
+	// (more than one with WithConcurrency); 0 for an uncompressed block.
+	Chunks int
 }
 
 // String describes the block in a line.
 func (b BlockInfo) String() string {
-	return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", b.Rows, b.Size, b.Compression, b.RawSize)
+	if b.Compression == None {
+		return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", b.Rows, b.Size, b.Compression, b.RawSize)
+	}
+	xf := ""
+	if b.Transformed {
+		xf = ", transformed"
+	}
+	return fmt.Sprintf("%d rows, %d bytes (%s in %d chunk(s)%s, %d raw)", b.Rows, b.Size, b.Compression, b.Chunks, xf, b.RawSize)
 }
 
 // ReadBlockInfo reads the header of block, which must be exactly one block,
@@ -128,9 +142,20 @@ func ReadBlockInfo(block []byte) (BlockInfo, error) {
 	if err != nil {
 		return BlockInfo{}, err
 	}
-	return h.info(), nil
-}
-
-func (h header) info() BlockInfo {
-	return BlockInfo{Rows: h.rows, Size: headerSize + h.stored, RawSize: headerSize + h.raw, Compression: h.compression}
+	info := BlockInfo{Rows: h.rows, Size: headerSize + h.stored, RawSize: headerSize + h.raw,
+		Compression: h.compression, Transformed: h.flags != 0}
+	if h.compression != None {
+		// The chunk count, checked as the decoder checks it: a chunk
+		// takes at least 16 bytes of body.
+		body := block[headerSize:]
+		if len(body) < 8 {
+			return BlockInfo{}, corruptf("compressed body of %d bytes has no chunk count", len(body))
+		}
+		k := binary.LittleEndian.Uint64(body)
+		if k == 0 || k > uint64(len(body)/16) {
+			return BlockInfo{}, corruptf("compressed body of %d bytes says it has %d chunks", len(body), k)
+		}
+		info.Chunks = int(k)
+	}
+	return info, nil
 }

@@ -10,7 +10,9 @@ const inspectUsage = "arrowpack inspect FILE"
 
 const inspectAbout = `Shows an arrowpack stream's schema, then its blocks, one a line: index,
 rows, stored size (header included), raw size (the body uncompressed),
-compression and status: ok once the block's checksum matched and it decoded
+compression, the number of compressed chunks, whether the buffers were
+transformed before compression (offsets as lengths, byte transposition),
+and status: ok once the block's checksum matched and it decoded
 to a sound batch, or the error at the block where reading stopped. Then the
 totals. A stream that stops at a bad block ends with exit status 1.
 `
@@ -38,12 +40,13 @@ func runInspect(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s: arrowpack stream, %s\n%s\n\n", path, humanBytes(in.size), in.Schema())
 
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "block\trows\tstored\traw\tcompression\tstatus\t")
+	fmt.Fprintln(tw, "block\trows\tstored\traw\tcompression\tchunks\ttransformed\tstatus\t")
 	var blocks int
 	var rows, stored, raw int64
 	for in.Next() {
 		info := in.apk.BlockInfo()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\tok\t\n", blocks, info.Rows, info.Size, info.RawSize, info.Compression)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%d\t%s\tok\t\n", blocks, info.Rows, info.Size, info.RawSize,
+			info.Compression, info.Chunks, yesNo(info.Transformed))
 		blocks++
 		rows += int64(info.Rows)
 		stored += int64(info.Size)
@@ -51,7 +54,7 @@ func runInspect(e *env, args []string) error {
 	}
 	readErr := in.Err()
 	if readErr != nil {
-		fmt.Fprintf(tw, "%d\t-\t-\t-\t-\tstopped\t\n", blocks)
+		fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\tstopped\t\n", blocks)
 	}
 	tw.Flush()
 	ratio := ""
@@ -64,4 +67,11 @@ func runInspect(e *env, args []string) error {
 		return readErr
 	}
 	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
