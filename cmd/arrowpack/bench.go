@@ -20,7 +20,7 @@ import (
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-const benchUsage = "arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-shapes LIST]"
+const benchUsage = "arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
 
 const benchAbout = `Measures arrowpack against arrow-go's Arrow IPC on the same record batches,
 side by side: encode and decode, uncompressed, with LZ4 and with zstd, and
@@ -46,6 +46,7 @@ type benchOptions struct {
 	compression string
 	shapes      string
 	runs        int
+	concurrency int
 	batchRows   int
 	maxBatches  int
 	quiet       bool
@@ -59,6 +60,7 @@ func benchFlags() (*flag.FlagSet, *benchOptions) {
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON instead of a table")
 	fs.StringVar(&o.benchtime, "benchtime", measure.DefaultBenchTime.String(), "run each timing for `d` (200ms, 1s) or for N blocks (100x), -runs times")
 	fs.IntVar(&o.runs, "runs", measure.DefaultRuns, "run each timing `n` times, taking turns, and keep the fastest")
+	fs.IntVar(&o.concurrency, "concurrency", 1, "let one compressed block use `n` goroutines, in arrowpack (WithConcurrency) and IPC (WithCompressConcurrency) alike")
 	fs.StringVar(&o.compression, "compression", "none,lz4,zstd", "comma-separated compressions to measure")
 	fs.StringVar(&o.shapes, "shapes", "", "comma-separated built-in shapes to measure (default all: "+strings.Join(shapeNames(), ", ")+")")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet -input")
@@ -77,13 +79,15 @@ func shapeNames() []string {
 
 // benchReport is what bench prints as JSON and draws as a chart.
 type benchReport struct {
-	Machine   measure.Machine  `json:"machine"`
-	ArrowGo   string           `json:"arrow_go"`
-	BenchTime string           `json:"benchtime"`
-	Runs      int              `json:"runs"`
-	Input     string           `json:"input,omitempty"`
-	Seconds   float64          `json:"seconds"`
-	Results   []measure.Result `json:"results"`
+	Machine   measure.Machine `json:"machine"`
+	ArrowGo   string          `json:"arrow_go"`
+	BenchTime string          `json:"benchtime"`
+	Runs      int             `json:"runs"`
+	// Concurrency is the goroutines one compressed block may use.
+	Concurrency int              `json:"concurrency"`
+	Input       string           `json:"input,omitempty"`
+	Seconds     float64          `json:"seconds"`
+	Results     []measure.Result `json:"results"`
 }
 
 // benchCase is a set of batches to measure under one name.
@@ -115,10 +119,10 @@ func runBench(e *env, args []string) (err error) {
 			comps = append(comps, c)
 		}
 	}
-	if o.batchRows <= 0 || o.maxBatches <= 0 || o.runs <= 0 {
-		return usagef("-runs, -batch-rows and -max-batches must be above 0")
+	if o.batchRows <= 0 || o.maxBatches <= 0 || o.runs <= 0 || o.concurrency <= 0 {
+		return usagef("-runs, -concurrency, -batch-rows and -max-batches must be above 0")
 	}
-	opts.Runs = o.runs
+	opts.Runs, opts.Concurrency = o.runs, o.concurrency
 	if o.input != "" && o.shapes != "" {
 		return usagef("-input and -shapes do not go together")
 	}
@@ -142,11 +146,12 @@ func runBench(e *env, args []string) (err error) {
 
 	start := time.Now()
 	rep := &benchReport{
-		Machine:   measure.ThisMachine(),
-		ArrowGo:   arrowGoVersion(),
-		BenchTime: opts.String(),
-		Runs:      opts.Runs,
-		Input:     o.input,
+		Machine:     measure.ThisMachine(),
+		ArrowGo:     arrowGoVersion(),
+		BenchTime:   opts.String(),
+		Runs:        opts.Runs,
+		Concurrency: opts.Concurrency,
+		Input:       o.input,
 	}
 	prog := &benchProgress{e: e, quiet: o.quiet, total: len(cases) * len(comps)}
 	// Every case's batches stay in memory for the whole run, as in the
@@ -328,6 +333,9 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 		fmt.Fprintf(w, "input: %s\n", rep.Input)
 	}
 	fmt.Fprintf(w, "each timing: the fastest of %d runs of %s; GB/s counts uncompressed arrowpack block bytes;\n", rep.Runs, rep.BenchTime)
+	if rep.Concurrency > 1 {
+		fmt.Fprintf(w, "compressed blocks use up to %d goroutines each, in both formats\n", rep.Concurrency)
+	}
 	fmt.Fprintln(w, "ratio = arrowpack / IPC (below 1: arrowpack faster or smaller)")
 
 	shapeW := len("shape")

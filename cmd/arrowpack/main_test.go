@@ -175,6 +175,7 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"bench", "-shapes", "tpcds"}, `unknown shape "tpcds"`},
 		{[]string{"bench", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "-runs", "0"}, "-runs"},
+		{[]string{"bench", "-concurrency", "0"}, "-concurrency"},
 		{[]string{"bench", "-input", stream, "-shapes", "lineitem-64"}, "do not go together"},
 		{[]string{"convert", stream}, "want an input and an output file"},
 		{[]string{"convert", "-compression", "snappy", stream, filepath.Join(dir, "out")}, `unknown compression "snappy"`},
@@ -188,6 +189,25 @@ func TestBadArguments(t *testing.T) {
 		if out != "" {
 			t.Errorf("%v: wrote to stdout: %q", tc.args, out)
 		}
+	}
+}
+
+// TestBenchConcurrency runs a compressed shape large enough to be split
+// into chunks with -concurrency 2: both formats round-trip and the report
+// says what it measured.
+func TestBenchConcurrency(t *testing.T) {
+	code, out, stderr := runCmd(t, "bench", "-shapes", "lineitem-8192", "-compression", "lz4",
+		"-benchtime", "1x", "-runs", "1", "-concurrency", "2", "-q")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	for _, w := range []string{"up to 2 goroutines", "lineitem-8192", "lz4"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output does not mention %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "failed") {
+		t.Errorf("a format failed:\n%s", out)
 	}
 }
 

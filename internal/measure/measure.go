@@ -66,6 +66,10 @@ type Options struct {
 	// Runs is how many times each timing runs, the four timings of a case
 	// taking turns; the fastest run counts. 0 means DefaultRuns.
 	Runs int
+	// Concurrency is how many goroutines one compressed block may use, for
+	// both formats: codec.WithConcurrency and ipc.WithCompressConcurrency.
+	// 0 or 1 keeps each block on one goroutine.
+	Concurrency int
 }
 
 // runs returns o.Runs, or DefaultRuns if it is not above 0.
@@ -211,6 +215,9 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 	default:
 		return Result{}, fmt.Errorf("measure: unknown compression %d", c)
 	}
+	if opts.Concurrency > 1 && c != codec.None {
+		ipcOpts = append(ipcOpts, ipc.WithCompressConcurrency(opts.Concurrency))
+	}
 
 	benchMu.Lock()
 	defer benchMu.Unlock()
@@ -226,7 +233,7 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 	if rawErr != nil {
 		raw = measureIPCSizes(schema, recs)
 	}
-	ap, err := prepareArrowpack(schema, recs, c)
+	ap, err := prepareArrowpack(schema, recs, c, max(opts.Concurrency, 1))
 	if err != nil {
 		res.Arrowpack.Err = err.Error()
 	} else {
@@ -360,8 +367,8 @@ type prepared struct {
 }
 
 // prepareArrowpack checks that arrowpack round-trips recs with compression
-// c and returns its timings.
-func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Compression) (*prepared, error) {
+// c on conc goroutines per block and returns its timings.
+func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Compression, conc int) (*prepared, error) {
 	var (
 		enc    *codec.Encoder
 		dec    *codec.Decoder
@@ -371,10 +378,10 @@ func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Co
 	)
 	err := protect(func() error {
 		var err error
-		if enc, err = codec.NewEncoder(schema, codec.WithCompression(c)); err != nil {
+		if enc, err = codec.NewEncoder(schema, codec.WithCompression(c), codec.WithConcurrency(conc)); err != nil {
 			return err
 		}
-		if dec, err = codec.NewDecoder(schema); err != nil {
+		if dec, err = codec.NewDecoder(schema, codec.WithConcurrency(conc)); err != nil {
 			return err
 		}
 		for i, rec := range recs {
