@@ -165,40 +165,10 @@ func allocCheck(t *testing.T, what string, dec *Decoder, want, got arrow.RecordB
 	}
 	for i := range int(want.NumCols()) {
 		w, g := want.Column(i), got.Column(i)
-		if !array.Equal(w, g) && !(allocUnionOfExtension(w.DataType()) && allocSameRows(w, g)) {
+		if !array.Equal(w, g) && !(unionOfExtension(w.DataType()) && sameRows(w, g)) {
 			t.Errorf("%s: column %d (%s) differs:\nwant %v\ngot  %v", what, i, w.DataType(), w, g)
 		}
 	}
-}
-
-// allocUnionOfExtension reports whether dt holds a union with an
-// extension-typed child, which arrow-go v18.8's array.Equal misjudges when
-// sliced (its own IPC round trip included).
-func allocUnionOfExtension(dt arrow.DataType) bool {
-	nt, ok := dt.(arrow.NestedType)
-	if !ok {
-		return false
-	}
-	_, isUnion := dt.(arrow.UnionType)
-	for _, f := range nt.Fields() {
-		if _, ext := f.Type.(arrow.ExtensionType); (ext && isUnion) || allocUnionOfExtension(f.Type) {
-			return true
-		}
-	}
-	return false
-}
-
-// allocSameRows compares two arrays row by row.
-func allocSameRows(a, b arrow.Array) bool {
-	if a.Len() != b.Len() {
-		return false
-	}
-	for i := range a.Len() {
-		if a.IsNull(i) != b.IsNull(i) || (!a.IsNull(i) && a.ValueStr(i) != b.ValueStr(i)) {
-			return false
-		}
-	}
-	return true
 }
 
 func encodeAligned(t *testing.T, enc *Encoder, rec arrow.RecordBatch) []byte {
