@@ -182,15 +182,5 @@ func nondecreasing(e elemKind) {
 	ADDQ(U32(e.lanes()), i)
 	JMP(LabelRef(name + "_single"))
 
-	Label(name + "_done")
-	Store(n, Return("n"))
-	MOVB(U8(1), addr(Return("ok")))
-	VZEROUPPER()
-	RET()
-
-	Label(name + "_fail")
-	MOVQ(U32(0), addr(Return("n")))
-	MOVB(U8(0), addr(Return("ok")))
-	VZEROUPPER()
-	RET()
+	returnNOK(name, n)
 }

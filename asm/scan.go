@@ -62,17 +62,7 @@ func ascii() {
 	ADDQ(U32(32), i)
 	JMP(LabelRef(name + "_single"))
 
-	Label(name + "_done")
-	Store(n, Return("n"))
-	MOVB(U8(1), addr(Return("ok")))
-	VZEROUPPER()
-	RET()
-
-	Label(name + "_fail")
-	MOVQ(U32(0), addr(Return("n")))
-	MOVB(U8(0), addr(Return("ok")))
-	VZEROUPPER()
-	RET()
+	returnNOK(name, n)
 }
 
 // maxKind describes one lane width of the max kernels.

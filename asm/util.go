@@ -3,8 +3,10 @@ package main
 import (
 	"strconv"
 
+	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -16,4 +18,20 @@ func addr(c gotypes.Component) operand.Mem {
 		panic(err)
 	}
 	return b.Addr
+}
+
+// returnNOK ends a function that returns (n int, ok bool): at name_done it
+// returns (n, true), at name_fail (0, false).
+func returnNOK(name string, n reg.Register) {
+	Label(name + "_done")
+	Store(n, Return("n"))
+	MOVB(operand.U8(1), addr(Return("ok")))
+	VZEROUPPER()
+	RET()
+
+	Label(name + "_fail")
+	MOVQ(operand.U32(0), addr(Return("n")))
+	MOVB(operand.U8(0), addr(Return("ok")))
+	VZEROUPPER()
+	RET()
 }
