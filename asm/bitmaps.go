@@ -32,10 +32,7 @@ func shiftBits() {
 	n := Load(Param("dst").Len(), GP64())
 	ns := Load(Param("src").Len(), GP64())
 	// n = min(len(dst), len(src)-1), at least 0, rounded down to 32.
-	zero := GP64()
-	XORQ(zero, zero)
-	DECQ(ns)
-	CMOVQLT(zero, ns)
+	decToZero(ns)
 	CMPQ(n, ns)
 	CMOVQGT(ns, n)
 	ANDQ(I32(-32), n)

@@ -130,10 +130,7 @@ func nondecreasing(e elemKind) {
 	n := Load(Param("x").Len(), GP64())
 	// n = (len(x)-1) rounded down to whole vectors: the comparisons for
 	// i < n read x[:n+1]. An empty x gives n = 0.
-	zero := GP64()
-	XORQ(zero, zero)
-	DECQ(n)
-	CMOVQLT(zero, n)
+	decToZero(n)
 	ANDQ(I32(-e.lanes()), n)
 
 	cmpgt := VPCMPGTD

@@ -480,10 +480,7 @@ func deltas(e elemKind) {
 	n := Load(Param("dst").Len(), GP64())
 	nx := Load(Param("x").Len(), GP64())
 	// n = min(len(dst), len(x)-1), at least 0, rounded down to vectors.
-	zero := GP64()
-	XORQ(zero, zero)
-	DECQ(nx)
-	CMOVQLT(zero, nx)
+	decToZero(nx)
 	CMPQ(n, nx)
 	CMOVQGT(nx, n)
 	ANDQ(I32(-e.lanes()), n)

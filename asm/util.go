@@ -35,3 +35,12 @@ func returnNOK(name string, n reg.Register) {
 	VZEROUPPER()
 	RET()
 }
+
+// decToZero sets r = max(r-1, 0), for a length r: the number of pairs of
+// neighbours in r elements.
+func decToZero(r reg.Register) {
+	zero := GP64()
+	XORQ(zero, zero)
+	DECQ(r)
+	CMOVQLT(zero, r)
+}
