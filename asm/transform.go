@@ -183,6 +183,13 @@ func vget() VecPhysical {
 }
 
 // vput frees vector registers.
+// storePair stores a and b as planes j and j+1 of the block and frees them.
+func (ps *planeSet) storePair(j int, a, b VecPhysical) {
+	VMOVDQU(a, ps.at(j, 0))
+	VMOVDQU(b, ps.at(j+1, 0))
+	vput(a, b)
+}
+
 func vput(vs ...VecPhysical) {
 	for _, v := range vs {
 		for i, y := range ys {
@@ -242,9 +249,7 @@ func transpose2() {
 		VPSHUFB(mask, a, a)
 		VPSHUFB(mask, b, b)
 		p0, p1 := unpack(vpunpcklqdq, vpunpckhqdq, a, b)
-		VMOVDQU(p0, ps.at(0, 0))
-		VMOVDQU(p1, ps.at(1, 0))
-		vput(p0, p1)
+		ps.storePair(0, p0, p1)
 	})
 }
 
@@ -264,13 +269,9 @@ func transpose4() {
 		abLo, abHi := unpack(vpunpckldq, vpunpckhdq, x[0], x[1])
 		cdLo, cdHi := unpack(vpunpckldq, vpunpckhdq, x[2], x[3])
 		p0, p1 := unpack(vpunpcklqdq, vpunpckhqdq, abLo, cdLo)
-		VMOVDQU(p0, ps.at(0, 0))
-		VMOVDQU(p1, ps.at(1, 0))
-		vput(p0, p1)
+		ps.storePair(0, p0, p1)
 		p2, p3 := unpack(vpunpcklqdq, vpunpckhqdq, abHi, cdHi)
-		VMOVDQU(p2, ps.at(2, 0))
-		VMOVDQU(p3, ps.at(3, 0))
-		vput(p2, p3)
+		ps.storePair(2, p2, p3)
 	})
 }
 
@@ -305,9 +306,7 @@ func transpose8() {
 		}
 		for q := 0; q < 4; q++ {
 			lo, hi := unpack(vpunpcklqdq, vpunpckhqdq, u[q], u[q+4])
-			VMOVDQU(lo, ps.at(2*q, 0))
-			VMOVDQU(hi, ps.at(2*q+1, 0))
-			vput(lo, hi)
+			ps.storePair(2*q, lo, hi)
 		}
 	})
 }
