@@ -182,7 +182,6 @@ func vget() VecPhysical {
 	panic("out of vector registers")
 }
 
-// vput frees vector registers.
 // storePair stores a and b as planes j and j+1 of the block and frees them.
 func (ps *planeSet) storePair(j int, a, b VecPhysical) {
 	VMOVDQU(a, ps.at(j, 0))
@@ -190,6 +189,7 @@ func (ps *planeSet) storePair(j int, a, b VecPhysical) {
 	vput(a, b)
 }
 
+// vput frees vector registers.
 func vput(vs ...VecPhysical) {
 	for _, v := range vs {
 		for i, y := range ys {
