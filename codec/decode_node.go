@@ -338,18 +338,35 @@ func varBinary[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error
 	return data(s, p, pt, offs, last)
 }
 
-// list reads the offsets and child of n lists.
+// list reads the offsets and child of n lists. The entries of a map and
+// their keys must have no nulls (arrow-go panics on such a map).
 func list[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error {
 	_, last, err := offsets[T](s, pt, n)
 	if err != nil {
 		return err
 	}
-	return s.child(p.children[0], pt, last)
+	if err := s.child(p.children[0], pt, last); err != nil {
+		return err
+	}
+	if p.isMap {
+		entries := pt.children[0]
+		if k := entries.NullN(); k != 0 {
+			return corruptf("map has %d null entries", k)
+		}
+		if k := entries.Children()[0].NullN(); k != 0 {
+			return corruptf("map has %d null keys", k)
+		}
+	}
+	return nil
 }
 
-// views reads n views and the data buffers they point into, and checks
-// every view: inline ones are zero-padded, out-of-line ones lie inside
-// their buffer and carry its first four bytes as their prefix.
+// views reads n views and their data, which must be in the canonical form
+// the encoder writes: null rows are all-zero views; inline views are
+// zero-padded; out-of-line views point, in row order and back to back, into
+// one data buffer that holds exactly their bytes, and carry the first four
+// bytes as their prefix; a node whose values are all inline has no data
+// buffer. So each byte of data belongs to one value and the checks,
+// UTF-8 included, take time linear in the node's bytes.
 func (s *decodeState) views(p *plan, pt *parts, n int) error {
 	vb, err := s.r.buffer(n, arrow.ViewHeaderSizeBytes, "views")
 	if err != nil {
@@ -361,20 +378,29 @@ func (s *decodeState) views(p *plan, pt *parts, n int) error {
 	if err != nil {
 		return err
 	}
-	// Each buffer takes at least its 8-byte length word.
-	if count > uint64(len(s.r.buf)-s.r.pos)/8 {
-		return corruptf("%d data buffers at byte %d, more than the block can hold", count, at)
-	}
-	data := make([][]byte, count)
-	for i := range data {
-		if data[i], err = s.r.anyBuffer("view data"); err != nil {
+	var data []byte
+	switch count {
+	case 0:
+	case 1:
+		if data, err = s.r.anyBuffer("view data"); err != nil {
 			return err
 		}
+	default:
+		return corruptf("%d view data buffers at byte %d; a block has at most one", count, at)
 	}
+	var valid []byte
+	if pt.bufs[0] != nil {
+		valid = pt.bufs[0].Bytes()
+	}
+	pos := 0 // where the next out-of-line value must start in data
 	for i := range n {
 		v := vb[i*16 : i*16+16]
 		l := int32(binary.LittleEndian.Uint32(v))
 		switch {
+		case !isValid(valid, i):
+			if binary.LittleEndian.Uint64(v) != 0 || binary.LittleEndian.Uint64(v[8:]) != 0 {
+				return corruptf("view %d of a null row is not all zero", i)
+			}
 		case l < 0:
 			return corruptf("view %d has negative length %d", i, l)
 		case l <= arrow.ViewPrefixLen+8:
@@ -389,24 +415,30 @@ func (s *decodeState) views(p *plan, pt *parts, n int) error {
 		default:
 			idx := binary.LittleEndian.Uint32(v[8:])
 			o := binary.LittleEndian.Uint32(v[12:])
-			if uint64(idx) >= count {
-				return corruptf("view %d points into data buffer %d of %d", i, idx, count)
+			if idx != 0 || int64(o) != int64(pos) || int64(l) > int64(len(data)-pos) {
+				return corruptf("view %d points to bytes %d..%d of data buffer %d; the next value is at %d of buffer 0 (%d bytes)",
+					i, o, uint64(o)+uint64(l), idx, pos, len(data))
 			}
-			buf := data[idx]
-			if uint64(o)+uint64(l) > uint64(len(buf)) {
-				return corruptf("view %d points to bytes %d..%d of a %d-byte buffer", i, o, uint64(o)+uint64(l), len(buf))
-			}
-			val := buf[o : int(o)+int(l)]
+			val := data[pos : pos+int(l)]
 			if !bytes.Equal(val[:arrow.ViewPrefixLen], v[4:8]) {
 				return corruptf("view %d has a prefix that differs from its data", i)
 			}
-			if p.utf8 && !utf8.Valid(val) {
-				return corruptf("string view %d is not valid UTF-8", i)
+			if p.utf8 && !utf8.RuneStart(val[0]) {
+				return corruptf("string view %d starts inside a UTF-8 character", i)
 			}
+			pos += int(l)
 		}
 	}
-	for _, b := range data {
-		pt.bufs = append(pt.bufs, s.buf(b))
+	if pos != len(data) || (count == 1 && pos == 0) {
+		return corruptf("view data of %d bytes, the views use %d", len(data), pos)
+	}
+	// Every value starts at a character boundary and the values tile the
+	// data, so the data being UTF-8 makes each value UTF-8.
+	if p.utf8 && !arrowpack.IsASCII(data) && !utf8.Valid(data) {
+		return corruptf("string view data is not valid UTF-8")
+	}
+	if count == 1 {
+		pt.bufs = append(pt.bufs, s.buf(data))
 	}
 	return nil
 }
@@ -563,17 +595,31 @@ func (s *decodeState) runEnds(p *plan, pt *parts, n int) error {
 	if (runs == 0) != (n == 0) {
 		return corruptf("%d runs for %d rows", runs, n)
 	}
-	ends := runEndReader{b: re.Buffers()[1].Bytes(), width: p.width}
-	prev := 0
+	ends := re.Buffers()[1].Bytes()
+	// Run ends are read as int64 so that 64-bit ones are compared whole on
+	// 32-bit platforms too.
+	var prev int64
 	for i := range runs {
-		e := ends.at(i)
+		e := runEndAt(ends, p.width, i)
 		if e <= prev {
 			return corruptf("run end %d (%d) does not exceed the one before (%d)", i, e, prev)
 		}
 		prev = e
 	}
-	if runs > 0 && prev != n {
+	if runs > 0 && prev != int64(n) {
 		return corruptf("last run ends at %d, the array has %d rows", prev, n)
 	}
 	return s.child(p.children[1], pt, runs)
+}
+
+// runEndAt returns run end i of b, run ends of width bytes.
+func runEndAt(b []byte, width, i int) int64 {
+	switch width {
+	case 2:
+		return int64(int16(binary.LittleEndian.Uint16(b[2*i:])))
+	case 4:
+		return int64(int32(binary.LittleEndian.Uint32(b[4*i:])))
+	default:
+		return int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
 }

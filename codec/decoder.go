@@ -35,9 +35,12 @@ func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
 	}
 	plans, err := newPlans(schema)
 	if err != nil {
-		return nil, fmt.Errorf("arrowpack: NewDecoder: %w", err)
+		return nil, fmt.Errorf("NewDecoder: %w", err)
 	}
-	cfg := newConfig(opts)
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, fmt.Errorf("NewDecoder: %w", err)
+	}
 	d := &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
 		decompress: &decompressor{maxBlock: cfg.maxBlock, concurrency: cfg.concurrency}}
 	for _, p := range plans {
@@ -60,7 +63,8 @@ func (d *Decoder) Schema() *arrow.Schema { return d.schema }
 // and which the Decoder reuses once every array of the batch is released. With
 // WithAllocator every buffer is copied into memory from that allocator and
 // the batch owns it.
-func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
+func (d *Decoder) Decode(block []byte) (rec arrow.RecordBatch, err error) {
+	defer recoverCorrupt(&err)
 	return d.decode(block, nil)
 }
 
@@ -68,7 +72,8 @@ func (d *Decoder) Decode(block []byte) (arrow.RecordBatch, error) {
 // the decoded arrays alias the block by slices of buf that retain it, so
 // buf's memory stays in use exactly as long as some array of the batch
 // does. The caller keeps its own reference to buf and releases it as usual.
-func (d *Decoder) DecodeBuffer(buf *memory.Buffer) (arrow.RecordBatch, error) {
+func (d *Decoder) DecodeBuffer(buf *memory.Buffer) (rec arrow.RecordBatch, err error) {
+	defer recoverCorrupt(&err)
 	return d.decode(buf.Bytes(), buf)
 }
 

@@ -291,15 +291,7 @@ type runEndReader struct {
 }
 
 func (r runEndReader) at(i int) int {
-	i += r.off
-	switch r.width {
-	case 2:
-		return int(int16(binary.LittleEndian.Uint16(r.b[2*i:])))
-	case 4:
-		return int(int32(binary.LittleEndian.Uint32(r.b[4*i:])))
-	default:
-		return int(int64(binary.LittleEndian.Uint64(r.b[8*i:])))
-	}
+	return int(runEndAt(r.b, r.width, i+r.off))
 }
 
 // search returns the first of the n runs whose end is at least v.

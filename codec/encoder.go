@@ -30,12 +30,16 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 	}
 	plans, err := newPlans(schema)
 	if err != nil {
-		return nil, fmt.Errorf("arrowpack: NewEncoder: %w", err)
+		return nil, fmt.Errorf("NewEncoder: %w", err)
 	}
-	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: newConfig(opts)}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, fmt.Errorf("NewEncoder: %w", err)
+	}
+	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}
 	if e.cfg.compression != None {
 		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level); err != nil {
-			return nil, fmt.Errorf("arrowpack: NewEncoder: %w", err)
+			return nil, fmt.Errorf("NewEncoder: %w", err)
 		}
 	}
 	return e, nil

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -40,6 +41,7 @@ type config struct {
 	mem         memory.Allocator // nil: decode aliases the block
 	transforms  flags            // applied to the buffers of compressed blocks
 	concurrency int              // goroutines per block for compression, at least 1
+	err         error            // the first option given a value it cannot take
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
@@ -62,9 +64,17 @@ func WithCompressionLevel(level int) Option {
 
 // WithMaxBlockSize caps the size of a block body, once decompressed, that a
 // Decoder or Reader accepts, and so the memory a length read from the input
-// can make it allocate. The default is DefaultMaxBlockSize.
+// can make it allocate. The default is DefaultMaxBlockSize. n must be
+// positive: there is no way to lift the cap, and NewDecoder and NewReader
+// refuse 0 or less with an error wrapping ErrUnsupported.
 func WithMaxBlockSize(n int) Option {
-	return func(cfg *config) { cfg.maxBlock = n }
+	return func(cfg *config) {
+		if n <= 0 {
+			cfg.fail(fmt.Errorf("%w: WithMaxBlockSize(%d): the cap must be positive", ErrUnsupported, n))
+			return
+		}
+		cfg.maxBlock = n
+	}
 }
 
 // WithConcurrency lets one compressed block use up to n goroutines: an
@@ -90,11 +100,20 @@ func WithAllocator(mem memory.Allocator) Option {
 // benchmark batches showed to make blocks smaller (see FORMAT.md).
 var defaultTransforms = flagLengths | flagTranspose
 
-func newConfig(opts []Option) config {
+// newConfig applies opts to the defaults; it fails if an option was given
+// a value it cannot take.
+func newConfig(opts []Option) (config, error) {
 	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	cfg.concurrency = max(cfg.concurrency, 1)
-	return cfg
+	return cfg, cfg.err
+}
+
+// fail records the first invalid option value, which newConfig returns.
+func (cfg *config) fail(err error) {
+	if cfg.err == nil {
+		cfg.err = err
+	}
 }

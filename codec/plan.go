@@ -40,6 +40,7 @@ type plan struct {
 	width  int            // kFixed: bytes per value; kFixedList: list size; kDict: index bytes; kRunEnd: run end bytes
 	utf8   bool           // string data: decode checks it is valid UTF-8
 	signed bool           // kDict: the indices are signed
+	isMap  bool           // kList of a map: entries and keys have no nulls
 	// transpose: kFixed values or kDict indices of 2, 4, 8 or 16 bytes,
 	// which a block with flagTranspose stores byte-transposed (run ends,
 	// floats and fixed-size binary excepted).
@@ -137,7 +138,7 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		p.kind = kList
 		return p, child(t.Elem())
 	case *arrow.MapType:
-		p.kind = kList
+		p.kind, p.isMap = kList, true
 		return p, child(t.Elem())
 	case *arrow.LargeListType:
 		p.kind = kLargeList

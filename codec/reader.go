@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -30,13 +31,22 @@ type Reader struct {
 	err    error
 	blocks uint64 // blocks read in the current stream
 	done   bool
+	refs   atomic.Int64
 }
 
 // NewReader reads the stream header from r and returns a Reader for the
-// stream's batches. Options are the Decoder's (WithAllocator,
-// WithMaxBlockSize).
+// stream's batches. The options that apply are the Decoder's:
+// WithMaxBlockSize (which also caps the schema and every frame read from r),
+// WithAllocator and WithConcurrency (for decompressing a block's chunks);
+// options of the Encoder are accepted and ignored. The Reader starts with a
+// reference count of 1.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
-	rd := &Reader{r: r, cfg: newConfig(opts), pool: &blockPool{}}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, fmt.Errorf("NewReader: %w", err)
+	}
+	rd := &Reader{r: r, cfg: cfg, pool: &blockPool{}}
+	rd.refs.Store(1)
 	schema, err := rd.readStreamHeader(nil)
 	if err != nil {
 		return nil, err
@@ -78,10 +88,31 @@ func (r *Reader) Next() bool {
 	}
 }
 
+// Read returns the next batch, or (nil, io.EOF) at a clean end of the
+// input, or (nil, err) with the error that ended the reading, so that a
+// Reader is an arrio.Reader (arrio.Copy can read from it). Like
+// RecordBatch's, the batch is the Reader's until the next call of Read or
+// Next.
+func (r *Reader) Read() (arrow.RecordBatch, error) {
+	if r.Next() {
+		return r.rec, nil
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return nil, io.EOF
+}
+
 // RecordBatch returns the current batch. The Reader releases it at the next
-// call of Next or at Release; Retain it to keep it longer (it stays valid:
-// its memory is reused only once every array of it is released).
+// call of Next or Read, or when its reference count drops to 0; Retain the
+// batch to keep it longer (it stays valid: its memory is reused only once
+// every array of it is released).
 func (r *Reader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+// Record returns the current batch.
+//
+// Deprecated: Use RecordBatch, as arrow-go's RecordReader says.
+func (r *Reader) Record() arrow.RecordBatch { return r.rec }
 
 // BlockInfo describes the block the current batch was decoded from.
 func (r *Reader) BlockInfo() BlockInfo { return r.info }
@@ -89,9 +120,17 @@ func (r *Reader) BlockInfo() BlockInfo { return r.info }
 // Err returns the error that ended the reading, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
 
-// Release releases the current batch. The Reader does not close the
-// underlying io.Reader.
+// Retain increases the Reader's reference count by 1, as for arrow-go's
+// readers.
+func (r *Reader) Retain() { r.refs.Add(1) }
+
+// Release decreases the Reader's reference count by 1. When it reaches 0
+// the current batch is released and the Reader reads no more (Next returns
+// false). The Reader never closes the underlying io.Reader.
 func (r *Reader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
 	if r.rec != nil {
 		r.rec.Release()
 		r.rec = nil
@@ -113,11 +152,15 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 		}
 		// Another stream may follow.
 		var magic [4]byte
-		if _, err := io.ReadFull(r.r, magic[:]); err != nil {
-			if err == io.EOF {
+		if n, err := io.ReadFull(r.r, magic[:]); err != nil {
+			switch {
+			case err == io.EOF:
 				return nil, io.EOF
+			case err == io.ErrUnexpectedEOF:
+				return nil, corruptf("%d stray bytes after an end frame", n)
+			default:
+				return nil, fmt.Errorf("reading after an end frame: %w", err)
 			}
-			return nil, corruptf("after an end frame: %v", err)
 		}
 		if _, err := r.readStreamHeader(magic[:]); err != nil {
 			return nil, err
@@ -164,7 +207,7 @@ func (r *Reader) readFull(b []byte, what string) error {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return corruptf("stream truncated in a %s (%d of %d bytes)", what, n, len(b))
 	default:
-		return err
+		return fmt.Errorf("reading a %s: %w", what, err)
 	}
 }
 
