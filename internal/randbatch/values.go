@@ -1,6 +1,7 @@
 package randbatch
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
@@ -78,9 +79,11 @@ func (v *valueGen) append(b array.Builder) {
 	case *array.Decimal64Builder:
 		b.Append(decimal.Decimal64(v.decimal(b.Type().(*arrow.Decimal64Type).Precision).Int64()))
 	case *array.Decimal128Builder:
-		b.Append(decimal128.FromBigInt(v.decimal(b.Type().(*arrow.Decimal128Type).Precision)))
+		w := twosComplement(v.decimal(b.Type().(*arrow.Decimal128Type).Precision), 2)
+		b.Append(decimal128.New(int64(w[1]), w[0]))
 	case *array.Decimal256Builder:
-		b.Append(decimal256.FromBigInt(v.decimal(b.Type().(*arrow.Decimal256Type).Precision)))
+		w := twosComplement(v.decimal(b.Type().(*arrow.Decimal256Type).Precision), 4)
+		b.Append(decimal256.New(w[3], w[2], w[1], w[0]))
 	case *array.Date32Builder:
 		b.Append(arrow.Date32(v.days()))
 	case *array.Date64Builder:
@@ -187,6 +190,22 @@ func (v *valueGen) decimal(prec int32) *big.Int {
 		x.Neg(x)
 	}
 	return x
+}
+
+// twosComplement returns x as n 64-bit two's complement words, least significant
+// first. arrow-go's decimal FromBigInt functions read big.Int's words as
+// 64-bit and panic on 32-bit platforms, so the generator converts itself.
+func twosComplement(x *big.Int, n int) []uint64 {
+	u := new(big.Int).Set(x)
+	if u.Sign() < 0 {
+		u.Add(u, new(big.Int).Lsh(big.NewInt(1), uint(64*n)))
+	}
+	b := u.FillBytes(make([]byte, 8*n)) // big-endian
+	w := make([]uint64, n)
+	for i := range w {
+		w[i] = binary.BigEndian.Uint64(b[8*(n-1-i):])
+	}
+	return w
 }
 
 // days returns a date as days since the epoch, mostly 1990 to 2030.
