@@ -109,9 +109,9 @@ var wrappers = []struct {
 	}},
 }
 
-// TestRoundTripMatrix runs the matrix of DESIGN.md: every type x {no, some,
-// all nulls} x slice offsets x lengths x {top level, inside struct, list,
-// map, union}.
+// TestRoundTripMatrix runs the test matrix every peer of this codec shipped
+// a bug against: every type x {no, some, all nulls} x slice offsets x
+// lengths x {top level, inside struct, list, map, union}.
 func TestRoundTripMatrix(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)

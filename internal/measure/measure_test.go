@@ -198,7 +198,7 @@ func TestMeasureArguments(t *testing.T) {
 // reported in that format's Err while the other is still measured.
 func TestMeasureFailingFormat(t *testing.T) {
 	mem := memory.NewGoAllocator()
-	// A sliced list view: arrow-go's IPC writer fails on these (DESIGN.md);
+	// A sliced list view: arrow-go v18.8's IPC writer fails on these;
 	// arrowpack writes the slice.
 	dt := arrow.ListViewOf(arrow.PrimitiveTypes.Int32)
 	col := randbatch.Array(mem, rand.New(rand.NewPCG(1, 2)), dt, 50, randbatch.Options{Slice: true, NullProb: 0.2})
