@@ -26,10 +26,10 @@ var vectorImpl = impl{
 	prefixSum32:     prefixSumVector(prefixSum32Vec),
 	prefixSum64:     prefixSumVector(prefixSum64Vec),
 	isASCII:         isASCIIVector,
-	max8:            max8Vector,
-	max16:           max16Vector,
-	max32:           max32Vector,
-	max64:           max64Vector,
+	max8:            maxVector(max8Vec),
+	max16:           maxVector(max16Vec),
+	max32:           maxVector(max32Vec),
+	max64:           maxVector(max64Vec),
 }
 
 func init() {
@@ -205,34 +205,14 @@ func isASCIIVector(b []byte) bool {
 
 // The maxima: the assembly's maximum of its blocks, then the tail's.
 
-func max8Vector(x []uint8) uint8 {
-	if len(x) < minVec {
-		return maxGeneric(x)
+// maxVector returns the max kernel for values of type T: vec over whole
+// vector blocks, then maxGeneric over the tail.
+func maxVector[T uint8 | uint16 | uint32 | uint64](vec func(x []T) (T, int)) func([]T) T {
+	return func(x []T) T {
+		if len(x) < minVec {
+			return maxGeneric(x)
+		}
+		m, n := vec(x)
+		return max(m, maxGeneric(x[n:]))
 	}
-	m, n := max8Vec(x)
-	return max(m, maxGeneric(x[n:]))
-}
-
-func max16Vector(x []uint16) uint16 {
-	if len(x) < minVec {
-		return maxGeneric(x)
-	}
-	m, n := max16Vec(x)
-	return max(m, maxGeneric(x[n:]))
-}
-
-func max32Vector(x []uint32) uint32 {
-	if len(x) < minVec {
-		return maxGeneric(x)
-	}
-	m, n := max32Vec(x)
-	return max(m, maxGeneric(x[n:]))
-}
-
-func max64Vector(x []uint64) uint64 {
-	if len(x) < minVec {
-		return maxGeneric(x)
-	}
-	m, n := max64Vec(x)
-	return max(m, maxGeneric(x[n:]))
 }
