@@ -245,14 +245,22 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	// parseSchema bounded the schema's depth and size, which bounds the
+	// work of fingerprinting a later stream's schema.
 	if r.schema != nil && fingerprint(schema) != r.dec.fingerprint {
 		return nil, fmt.Errorf("%w: a stream of schema %s follows one of %s", ErrSchemaMismatch, schema, r.schema)
 	}
 	return schema, nil
 }
 
-// parseSchema reads a schema serialized as an Arrow IPC stream.
+// parseSchema reads a schema serialized as an Arrow IPC stream. The bytes
+// are verified first (verifySchemaMessage): arrow-go's reader would
+// overflow its stack or allocate without bound on hostile ones. The
+// recover is a second line only.
 func parseSchema(b []byte) (schema *arrow.Schema, err error) {
+	if err := verifySchemaMessage(b); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			schema, err = nil, corruptf("schema: %v", p)
