@@ -1,9 +1,7 @@
 package codec
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -227,58 +225,6 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		return nil, fmt.Errorf("%w: type %s", ErrUnsupported, dt)
 	}
 	return p, nil
-}
-
-// fingerprint returns a 64-bit hash of what makes a schema's blocks
-// readable: field names, nullability and types, extension names and their
-// serialized metadata. Schema-level and field metadata are not part of it.
-func fingerprint(schema *arrow.Schema) uint64 {
-	h := fnv.New64a()
-	for _, f := range schema.Fields() {
-		writeField(h, f)
-	}
-	return h.Sum64()
-}
-
-type stringWriter interface {
-	Write(p []byte) (int, error)
-}
-
-func writeField(h stringWriter, f arrow.Field) {
-	writeString(h, f.Name)
-	if f.Nullable {
-		writeString(h, "n")
-	} else {
-		writeString(h, "N")
-	}
-	writeType(h, f.Type)
-}
-
-// writeType hashes dt. Type fingerprints cover everything but extension
-// names and nested field names for some types, which are added here.
-func writeType(h stringWriter, dt arrow.DataType) {
-	writeString(h, dt.Fingerprint())
-	writeString(h, dt.String())
-	if ext, ok := dt.(arrow.ExtensionType); ok {
-		writeString(h, ext.ExtensionName())
-		writeString(h, ext.Serialize())
-		writeType(h, ext.StorageType())
-	}
-	if nt, ok := dt.(arrow.NestedType); ok {
-		for _, f := range nt.Fields() {
-			writeField(h, f)
-		}
-	}
-	if d, ok := dt.(*arrow.DictionaryType); ok {
-		writeType(h, d.ValueType)
-	}
-}
-
-func writeString(h stringWriter, s string) {
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
 }
 
 func (k kind) String() string {
