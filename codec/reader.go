@@ -256,18 +256,18 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 // parseSchema reads a schema serialized as an Arrow IPC stream. The bytes
 // are verified first (verifySchemaMessage): arrow-go's reader would
 // overflow its stack or allocate without bound on hostile ones. The
-// recover is a second line only.
+// recovery (arrow-go's own, and recoverCorrupt) is a second line only,
+// reported to onRecoveredPanic like any other.
 func parseSchema(b []byte) (schema *arrow.Schema, err error) {
 	if err := verifySchemaMessage(b); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			schema, err = nil, corruptf("schema: %v", p)
-		}
-	}()
+	defer recoverCorrupt(&err)
 	ir, err := ipc.NewReader(bytes.NewReader(b))
 	if err != nil {
+		if arrowRecovered(err) && onRecoveredPanic != nil {
+			onRecoveredPanic(err, nil)
+		}
 		return nil, corruptf("schema: %v", err)
 	}
 	defer ir.Release()

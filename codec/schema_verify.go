@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // A stream's schema travels as an Arrow IPC stream holding one schema
@@ -104,6 +105,13 @@ func verifySchemaMessage(b []byte) error {
 		return corruptf("schema: %d bytes after the schema message are not an end-of-stream marker", len(rest))
 	}
 	return verifyMessageFlatbuffer(meta)
+}
+
+// arrowRecovered reports whether err is how arrow-go's IPC reader reports
+// a panic it recovered from: a check verifySchemaMessage lacks.
+func arrowRecovered(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "unknown error while reading") || strings.Contains(s, "invalid message metadata")
 }
 
 // splitSchemaMessage parses the IPC framing of the first message of b and
