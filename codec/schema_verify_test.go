@@ -361,3 +361,29 @@ func TestVerifySchemaHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSchemaMemory checks that reading the header of a stream of a
+// large valid schema (the deepest the codec plans, and a wide one) costs
+// memory linear in the schema's size, with the depth bound as the factor.
+func TestReadSchemaMemory(t *testing.T) {
+	wide := make([]arrow.Field, 10000)
+	for i := range wide {
+		wide[i] = arrow.Field{Name: "c" + strconv.Itoa(i), Type: arrow.PrimitiveTypes.Int32, Nullable: true}
+	}
+	for _, schema := range []*arrow.Schema{
+		arrow.NewSchema([]arrow.Field{{Name: "deep", Type: nestedLists(maxDepth)}}, nil),
+		arrow.NewSchema([]arrow.Field{{Name: "deep", Type: nestedStructs(maxDepth, 4)}}, nil),
+		arrow.NewSchema(wide, nil),
+	} {
+		stream := writeStream(t, schema, nil)
+		var err error
+		n := allocated(func() { _, err = NewReader(bytes.NewReader(stream)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d-byte stream: NewReader allocated %d bytes (%.1fx)", len(stream), n, float64(n)/float64(len(stream)))
+		if n > uint64(2*(maxDepth+1)*len(stream)+64<<10) {
+			t.Errorf("NewReader allocated %d bytes for a %d-byte stream", n, len(stream))
+		}
+	}
+}
