@@ -387,3 +387,17 @@ func TestReadSchemaMemory(t *testing.T) {
 		}
 	}
 }
+
+// nestedStructs returns n levels of structs, each holding width int32
+// fields and the next level.
+func nestedStructs(n, width int) arrow.DataType {
+	var dt arrow.DataType = arrow.PrimitiveTypes.Int32
+	for range n {
+		fs := []arrow.Field{{Name: "next", Type: dt, Nullable: true}}
+		for i := range width {
+			fs = append(fs, arrow.Field{Name: "f" + string(rune('a'+i)), Type: arrow.PrimitiveTypes.Int32})
+		}
+		dt = arrow.StructOf(fs...)
+	}
+	return dt
+}
