@@ -135,7 +135,7 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 		if i == victim {
 			switch {
 			case h == 2:
-				extra := 8 << b.c.intn(17)
+				extra := 8 << b.c.intn(20)
 				if comp == Zstd && knownBugs.zstdBombs {
 					extra = 8 // a small overrun only
 				}

@@ -440,7 +440,7 @@ func FuzzStructured(f *testing.F) {
 // batches, for the choices that may be sound), and no decode may allocate
 // more than allocBound.
 func TestStructured(t *testing.T) {
-	n := 3000
+	n := 5000
 	if testing.Short() {
 		n = 300
 	}
