@@ -121,11 +121,7 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int) {
 	k := 1 + b.c.intn(3)
 	step := pad8((len(raw) + k - 1) / k)
-	type chunk struct {
-		r int    // the raw length declared
-		z []byte // compressed
-	}
-	chunks := make([]chunk, k)
+	chunks := make([]testChunk, k)
 	declared := len(raw)
 	h := b.c.hostile(10)
 	victim := b.c.intn(k)
@@ -166,7 +162,6 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 		b.markBad("header raw length 8 more than the chunks'")
 		declared += 8
 	}
-	w := newBlockBuilder(b.c, 0)
 	count := uint64(k)
 	switch {
 	case h == 4:
@@ -176,25 +171,42 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 		b.markBad("chunk count 0")
 		count = 0
 	}
-	w.word(count)
-	for i, ch := range chunks {
-		w.word(uint64(ch.r))
-		if h == 6 && i == victim {
-			b.markBad("compressed length 8 more")
-			w.word(uint64(len(ch.z) + 8))
-			w.body = append(w.body, ch.z...)
-			w.body = append(w.body, make([]byte, pad8(len(ch.z))-len(ch.z))...)
-			continue
-		}
-		w.word(uint64(len(ch.z)))
-		w.body = append(w.body, ch.z...)
-		w.body = append(w.body, make([]byte, pad8(len(ch.z))-len(ch.z))...)
+	if h == 6 {
+		b.markBad("compressed length 8 more")
+		chunks[victim].pad = 8
 	}
 	if h == 8 {
 		b.markBad("a word after the last chunk")
+	}
+	return chunkTable(count, chunks, h == 8), declared
+}
+
+// testChunk is one chunk of a compressed body: the raw length it declares,
+// its compressed bytes, and how many bytes more than len(z) its length word
+// says (hostile when not 0).
+type testChunk struct {
+	r   int
+	z   []byte
+	pad int
+}
+
+// chunkTable lays out a compressed body: the chunk count, then per chunk
+// its raw length and its compressed bytes as a buffer; trailer adds a word
+// after the last chunk. With wrapCompressed, the only code that knows this
+// layout: adapt both when the compression format changes.
+func chunkTable(count uint64, chunks []testChunk, trailer bool) []byte {
+	w := newBlockBuilder(newChoices(nil), 0)
+	w.word(count)
+	for _, ch := range chunks {
+		w.word(uint64(ch.r))
+		w.word(uint64(len(ch.z) + ch.pad))
+		w.body = append(w.body, ch.z...)
+		w.body = append(w.body, make([]byte, pad8(len(ch.z))-len(ch.z))...)
+	}
+	if trailer {
 		w.word(0)
 	}
-	return w.body, declared
+	return w.body
 }
 
 func cloneBytes(b []byte) []byte { return append([]byte(nil), b...) }

@@ -35,11 +35,24 @@ var knownBugs = struct {
 	// out of memory), which no recover catches. The builder changes no
 	// schema byte.
 	schemaBytes bool
+	// The resource tests' known bugs, which the builders do not avoid
+	// (their blocks are small): overlappingViews, string views covering
+	// the same bytes are accepted and validated one by one
+	// (TestResourceOverlappingViews); emptyDataBuffers, a view node's
+	// empty data buffers cost far more heap than their 8 wire bytes
+	// (TestResourceEmptyDataBuffers); quadraticFingerprint, fingerprinting
+	// a nested schema hashes the square of its depth
+	// (TestResourceDeepSchemaFingerprint).
+	overlappingViews, emptyDataBuffers, quadraticFingerprint bool
 }{
 	nullMapKeys:    true,
 	nullMapEntries: true,
 	zstdBombs:      true,
 	schemaBytes:    true,
+
+	overlappingViews:     true,
+	emptyDataBuffers:     true,
+	quadraticFingerprint: true,
 }
 
 func knownBug(nn forbid) bool {
@@ -57,12 +70,14 @@ func knownBug(nn forbid) bool {
 const structMaxBlock = 4 << 20
 
 // allocBound is the heap a decode of in input bytes, whose headers declare
-// declared raw body bytes (each within structMaxBlock), may allocate:
-// 64 bytes per input byte and per declared raw byte, plus 1 MiB for fixed
-// costs (a zstd decoder's first use, pools). A decoder that allocates more
+// declared raw body bytes (each within the decoder's WithMaxBlockSize), may
+// allocate: 64 bytes per input byte, 4 per declared raw byte (the
+// decompressed body, the room to undo transposition, a copy with
+// WithAllocator), plus 1 MiB for fixed costs (a zstd decoder's first use,
+// pools, the arrays of a schema's nodes). A decoder that allocates more
 // spends memory out of proportion to its input.
 func allocBound(in, declared int) uint64 {
-	return 64*uint64(in+declared) + 1<<20
+	return 64*uint64(in) + 4*uint64(declared) + 1<<20
 }
 
 // heapAllocated returns the bytes allocated on the heap while f runs.
@@ -205,7 +220,9 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 	case bb.mismatch:
 		rec.Release()
 		t.Fatalf("Decode accepted a block with another schema's fingerprint (%s)", what)
-	case len(bb.bad) > 0:
+	case len(bb.bad) > 0 && len(bb.odd) == 0:
+		// (With odd choices too, an odd one can make up for a bad one:
+		// a node length one less over a child one row longer, say.)
 		verr := array.ValidateRecordFull(rec)
 		rec.Release()
 		t.Fatalf("Decode accepted a block the format says is corrupt (ValidateRecordFull: %v) (%s)", verr, what)
@@ -394,7 +411,7 @@ func checkStream(t testing.TB, schema *arrow.Schema, plans []*plan, c *choices, 
 		if bs.canonical() {
 			t.Fatalf("Reader refused a canonical stream: %v (%s)", err, what)
 		}
-	case len(bs.bad) > 0 || bs.mismatch:
+	case (len(bs.bad) > 0 && len(bs.odd) == 0) || bs.mismatch:
 		t.Fatalf("Reader read %d batches and no error from a stream the format says is corrupt (%s)", batches, what)
 	case bs.canonical() && batches != len(bs.blocks):
 		t.Fatalf("Reader read %d batches from a canonical stream of %d blocks (%s)", batches, len(bs.blocks), what)
