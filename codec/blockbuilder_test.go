@@ -367,7 +367,13 @@ func (b *blockBuilder) offsets(sizes []int, large bool) int {
 			offs[k] = offs[k+1] + 1
 		}
 	case 2:
-		b.markBad("last offset one past the end")
+		// With flagLengths and no values, offs[n] is the word before
+		// the lengths, which decoders need not check.
+		if lengths && n == 0 {
+			b.markOdd("nonzero word before no lengths")
+		} else {
+			b.markBad("last offset one past the end")
+		}
 		offs[n]++
 	case 3:
 		if total > 0 {
@@ -375,7 +381,11 @@ func (b *blockBuilder) offsets(sizes []int, large bool) int {
 			offs[n]--
 		}
 	case 4:
-		b.markBad("huge last offset")
+		if lengths && n == 0 {
+			b.markOdd("nonzero word before no lengths")
+		} else {
+			b.markBad("huge last offset")
+		}
 		offs[n] = maxOff
 	case 5:
 		if n >= 2 {

@@ -113,31 +113,14 @@ func utf8Run(n int) []byte {
 // in the decoder, the test counts the bytes the views cover: if the block
 // is accepted, that is the work per-view validation does.
 func TestResourceOverlappingViews(t *testing.T) {
-	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.StringView, Nullable: true}}, nil)
 	for _, n := range []int{256, 4096} {
-		l := n
-		data := utf8Run(l)
-		body := handBody(func(b *blockBuilder) {
-			b.word(uint64(n))
-			b.buffer(nil)
-			views := make([]byte, 16*n)
-			for i := range n {
-				v := views[16*i:]
-				binary.LittleEndian.PutUint32(v, uint32(len(data)))
-				copy(v[4:8], data)
-			}
-			b.buffer(views)
-			b.word(1)
-			b.buffer(data)
-		})
 		for _, comp := range []Compression{None, Zstd} {
 			t.Run(fmt.Sprintf("%d views %s", n, comp), func(t *testing.T) {
-				block := handBlock(schema, n, body, comp)
+				schema, block, covered := overlappingViewsBlock(n, comp)
 				r := decodeResource(t, schema, block)
 				if r.err != nil {
 					return
 				}
-				covered := n * len(data)
 				t.Logf("accepted: the views cover %d bytes, %.1f per input byte", covered, float64(covered)/float64(len(block)))
 				if covered > 64*len(block)+1<<20 {
 					msg := fmt.Sprintf("accepted views covering %d bytes from a %d-byte block", covered, len(block))
@@ -152,24 +135,36 @@ func TestResourceOverlappingViews(t *testing.T) {
 	}
 }
 
+// overlappingViewsBlock returns a block of n string views that all cover
+// the same n bytes of non-ASCII UTF-8 in one data buffer, and the bytes the
+// views cover together.
+func overlappingViewsBlock(n int, comp Compression) (*arrow.Schema, []byte, int) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.StringView, Nullable: true}}, nil)
+	data := utf8Run(n)
+	body := handBody(func(b *blockBuilder) {
+		b.word(uint64(n))
+		b.buffer(nil)
+		views := make([]byte, 16*n)
+		for i := range n {
+			v := views[16*i:]
+			binary.LittleEndian.PutUint32(v, uint32(len(data)))
+			copy(v[4:8], data)
+		}
+		b.buffer(views)
+		b.word(1)
+		b.buffer(data)
+	})
+	return schema, handBlock(schema, n, body, comp), n * len(data)
+}
+
 // TestResourceEmptyDataBuffers decodes a string-view node that lists many
 // empty data buffers: 8 wire bytes each, which zstd shrinks to almost
 // nothing.
 func TestResourceEmptyDataBuffers(t *testing.T) {
-	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.BinaryView, Nullable: true}}, nil)
 	for _, count := range []int{1 << 10, 1 << 20} {
-		body := handBody(func(b *blockBuilder) {
-			b.word(1)
-			b.buffer(nil)
-			b.buffer(make([]byte, 16)) // one empty inline view
-			b.word(uint64(count))
-			for range count {
-				b.buffer(nil)
-			}
-		})
 		for _, comp := range []Compression{None, Zstd} {
 			t.Run(fmt.Sprintf("%d buffers %s", count, comp), func(t *testing.T) {
-				block := handBlock(schema, 1, body, comp)
+				schema, block := emptyBuffersBlock(count, comp)
 				r := decodeResource(t, schema, block)
 				t.Logf("%.1f bytes allocated per empty buffer", float64(r.allocated)/float64(count))
 				checkBound(t, r, DefaultMaxBlockSize, knownBugs.emptyDataBuffers, "emptyDataBuffers")
@@ -178,34 +173,30 @@ func TestResourceEmptyDataBuffers(t *testing.T) {
 	}
 }
 
+// emptyBuffersBlock returns a block of one empty binary view followed by
+// count empty data buffers.
+func emptyBuffersBlock(count int, comp Compression) (*arrow.Schema, []byte) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.BinaryView, Nullable: true}}, nil)
+	body := handBody(func(b *blockBuilder) {
+		b.word(1)
+		b.buffer(nil)
+		b.buffer(make([]byte, 16)) // one empty inline view
+		b.word(uint64(count))
+		for range count {
+			b.buffer(nil)
+		}
+	})
+	return schema, handBlock(schema, 1, body, comp)
+}
+
 // TestResourceBombs decodes compressed chunks that declare a small raw
 // length but decompress to much more: the decoder must stop at the declared
 // length, with one chunk or several in parallel.
 func TestResourceBombs(t *testing.T) {
-	schema := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
-	body := handBody(func(b *blockBuilder) {
-		b.word(0)
-		b.buffer(nil)
-		b.buffer(nil)
-	})
-	const overrun = 32 << 20
 	for _, comp := range []Compression{LZ4, Zstd} {
 		for _, chunks := range []int{1, 6} {
 			t.Run(fmt.Sprintf("%s %d chunks", comp, chunks), func(t *testing.T) {
-				// Each chunk declares 24 bytes (the body's, repeated) and
-				// holds them followed by the overrun in zeros.
-				z := compressForTest(comp, append(cloneBytes(body), make([]byte, overrun)...))
-				table := make([]testChunk, chunks)
-				for i := range table {
-					table[i] = testChunk{r: len(body), z: z}
-				}
-				raw := bytes.Repeat(body, chunks)
-				h := header{compression: comp, fingerprint: fingerprint(schema), rows: 0, raw: len(raw)}
-				stored := chunkTable(uint64(chunks), table, false)
-				h.stored = len(stored)
-				block := make([]byte, headerSize+len(stored))
-				h.put(block)
-				copy(block[headerSize:], stored)
+				schema, block := bombBlock(comp, chunks, 32<<20)
 				r := decodeResource(t, schema, block, WithConcurrency(2))
 				if r.err == nil {
 					t.Errorf("a bomb decoded without error")
@@ -214,6 +205,30 @@ func TestResourceBombs(t *testing.T) {
 			})
 		}
 	}
+}
+
+// bombBlock returns a block of an empty int64 column whose body is chunks
+// chunks, each declaring the 24 bytes of that body and decompressing to
+// them followed by overrun zero bytes.
+func bombBlock(comp Compression, chunks, overrun int) (*arrow.Schema, []byte) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	body := handBody(func(b *blockBuilder) {
+		b.word(0)
+		b.buffer(nil)
+		b.buffer(nil)
+	})
+	z := compressForTest(comp, append(cloneBytes(body), make([]byte, overrun)...))
+	table := make([]testChunk, chunks)
+	for i := range table {
+		table[i] = testChunk{r: len(body), z: z}
+	}
+	h := header{compression: comp, fingerprint: fingerprint(schema), rows: 0, raw: chunks * len(body)}
+	stored := chunkTable(uint64(chunks), table, false)
+	h.stored = len(stored)
+	block := make([]byte, headerSize+len(stored))
+	h.put(block)
+	copy(block[headerSize:], stored)
+	return schema, block
 }
 
 // TestResourceHugeRows decodes blocks of many rows in few bytes: null
@@ -288,11 +303,7 @@ func TestResourceHugeRows(t *testing.T) {
 // every stream after the first before anything checks its depth.
 func TestResourceDeepSchemaFingerprint(t *testing.T) {
 	for _, depth := range []int{16, 64, 256} {
-		dt := arrow.DataType(arrow.PrimitiveTypes.Int8)
-		for range depth {
-			dt = arrow.StructOf(arrow.Field{Name: "s", Type: dt, Nullable: true})
-		}
-		schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
+		schema := deepStructSchema(depth)
 		serialized := len(ipcSchema(schema))
 		var cw countingWriter
 		for _, f := range schema.Fields() {
@@ -309,6 +320,16 @@ func TestResourceDeepSchemaFingerprint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// deepStructSchema returns a schema of one column, depth structs deep
+// around an int8.
+func deepStructSchema(depth int) *arrow.Schema {
+	dt := arrow.DataType(arrow.PrimitiveTypes.Int8)
+	for range depth {
+		dt = arrow.StructOf(arrow.Field{Name: "s", Type: dt, Nullable: true})
+	}
+	return arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
 }
 
 // countingWriter counts the bytes written to it.

@@ -76,7 +76,7 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 		}
 	case 2:
 		b.markBad("2^31 rows")
-		h.rows = 1 << 31
+		patch = func(block []byte) { binary.LittleEndian.PutUint64(block[16:], 1<<31) }
 	case 3:
 		b.markBad("stored length 8 more than the body")
 		h.stored += 8
