@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -830,7 +831,7 @@ func (b *blockBuilder) runEnds(p *plan, fields []arrow.Field, n int) {
 	runs := len(ends)
 	valuesRows := runs
 	var valid []bool
-	switch h := b.c.hostile(8); {
+	switch h := b.c.hostile(9); {
 	case h == 0 && runs >= 2:
 		b.markBad("run ends not increasing")
 		ends[0], ends[1] = ends[1], ends[0]
@@ -860,6 +861,11 @@ func (b *blockBuilder) runEnds(p *plan, fields []arrow.Field, n int) {
 	case h == 7 && runs > 0:
 		b.markBad("negative run end")
 		ends[0] = -1
+	case h == 8 && runs > 0 && p.width == 8 && !(knownBugs.runEnds32 && strconv.IntSize == 32):
+		// The right length in the low 32 bits: an int on 32-bit
+		// platforms would see it.
+		b.markBad("last run end 2^32 past the length")
+		ends[runs-1] += 1 << 32
 	}
 	// The run ends node: no nulls, values never transposed.
 	b.kinds[p.children[0].kind]++

@@ -174,3 +174,29 @@ func TestFindingQuadraticFingerprint(t *testing.T) {
 		t.Errorf("a second stream of another schema: %v, want ErrSchemaMismatch", rd.Err())
 	}
 }
+
+// TestFindingRunEnds32 (fails on GOARCH=386 only): a run-end encoded array
+// of 1 row whose int64 run end is 1 + 2^32 decodes there, because the run
+// ends are read through int (runEndReader.at, codec/encode_node.go:301,
+// called at codec/decode_node.go:569) and the truncated 1 matches the
+// length; on 64-bit platforms it is ErrCorrupt, as it must be.
+// knownBugs.runEnds32.
+func TestFindingRunEnds32(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "r", Type: arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int8), Nullable: true}}, nil)
+	body := handBody(func(b *blockBuilder) {
+		b.word(1) // 1 row
+		b.word(1) // run ends: 1 run
+		b.buffer(nil)
+		b.buffer(binary.LittleEndian.AppendUint64(nil, 1+1<<32))
+		b.word(1) // values: 1
+		b.buffer(nil)
+		b.buffer([]byte{7})
+	})
+	rec, err := decodeNoPanic(t, must(NewDecoder(schema)), handBlock(schema, 1, body, None))
+	if err == nil {
+		rec.Release()
+	}
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("run end 1+2^32 for 1 row: %v, want ErrCorrupt", err)
+	}
+}
