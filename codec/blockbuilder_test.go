@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -157,7 +156,7 @@ func (b *blockBuilder) validity(n int, nullable bool, nn forbid) []bool {
 		b.markBad("bitmap of %d bytes for %d rows", (n+7)/8-1, n)
 		b.buffer(bitmapOf(valid, n)[:(n+7)/8-1])
 		return valid
-	case h == 4 && n > 0 && nn != mayBeNull && !knownBug(nn):
+	case h == 4 && n > 0 && nn != mayBeNull:
 		b.markBad("a null in %s", nn)
 		valid = make([]bool, n)
 		for i := range valid {
@@ -861,7 +860,7 @@ func (b *blockBuilder) runEnds(p *plan, fields []arrow.Field, n int) {
 	case h == 7 && runs > 0:
 		b.markBad("negative run end")
 		ends[0] = -1
-	case h == 8 && runs > 0 && p.width == 8 && !(knownBugs.runEnds32 && strconv.IntSize == 32):
+	case h == 8 && runs > 0 && p.width == 8:
 		// The right length in the low 32 bits: an int on 32-bit
 		// platforms would see it.
 		b.markBad("last run end 2^32 past the length")

@@ -17,14 +17,11 @@ import (
 )
 
 // knownBugs lists the shapes of input that the structure-aware builders
-// avoid because they hit bugs already filed (issue 9) and pinned by a test
-// in findings_test.go (build tag findings). Set an entry to false when its
-// fix lands; FuzzStructured and TestStructured then cover the shape again.
+// avoid, and the resource checks that only log, because they hit bugs
+// already filed (issue 9) and pinned by a test in findings_test.go (build
+// tag findings). Set an entry to false when its fix lands; FuzzStructured,
+// TestStructured and the resource tests then cover the shape again.
 var knownBugs = struct {
-	// nullMapKeys, nullMapEntries: a map whose key or entries struct has a
-	// null makes arrow-go's NewMapData panic inside Decode
-	// (TestFindingNullMapKey, TestFindingNullMapEntry).
-	nullMapKeys, nullMapEntries bool
 	// zstdBombs: a zstd chunk that decompresses to more than it declares
 	// allocates the whole overrun before the length check
 	// (TestFindingZstdBomb); the builder overruns zstd chunks by 8 bytes
@@ -35,40 +32,14 @@ var knownBugs = struct {
 	// out of memory), which no recover catches. The builder changes no
 	// schema byte.
 	schemaBytes bool
-	// The resource tests' known bugs, which the builders do not avoid
-	// (their blocks are small): overlappingViews, string views covering
-	// the same bytes are accepted and validated one by one
-	// (TestResourceOverlappingViews); emptyDataBuffers, a view node's
-	// empty data buffers cost far more heap than their 8 wire bytes
-	// (TestResourceEmptyDataBuffers); quadraticFingerprint, fingerprinting
-	// a nested schema hashes the square of its depth
-	// (TestResourceDeepSchemaFingerprint).
-	overlappingViews, emptyDataBuffers, quadraticFingerprint bool
-	// runEnds32: on 32-bit platforms int64 run ends are read through int,
-	// so a last run end 2^32 past the length passes as the length
-	// (TestFindingRunEnds32, GOARCH=386). The builder writes no such run
-	// end where int has 32 bits.
-	runEnds32 bool
+	// quadraticFingerprint: fingerprinting a nested schema hashes the
+	// square of its depth (TestFindingQuadraticFingerprint,
+	// TestResourceDeepSchemaFingerprint).
+	quadraticFingerprint bool
 }{
-	nullMapKeys:    true,
-	nullMapEntries: true,
-	zstdBombs:      true,
-	schemaBytes:    true,
-
-	overlappingViews:     true,
-	emptyDataBuffers:     true,
+	zstdBombs:            true,
+	schemaBytes:          true,
 	quadraticFingerprint: true,
-	runEnds32:            true,
-}
-
-func knownBug(nn forbid) bool {
-	switch nn {
-	case mapKeys:
-		return knownBugs.nullMapKeys
-	case mapEntries:
-		return knownBugs.nullMapEntries
-	}
-	return false
 }
 
 // structMaxBlock is the WithMaxBlockSize of the structured decoders: it
