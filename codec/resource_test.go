@@ -191,7 +191,7 @@ func TestResourceBombs(t *testing.T) {
 	for _, comp := range []Compression{LZ4, Zstd} {
 		for _, chunks := range []int{1, 6} {
 			t.Run(fmt.Sprintf("%s %d chunks", comp, chunks), func(t *testing.T) {
-				schema, block := bombBlock(comp, chunks, 32<<20)
+				schema, block := bombBlock(comp, chunks, 8<<20)
 				r := decodeResource(t, schema, block, WithConcurrency(2))
 				if r.err == nil {
 					t.Errorf("a bomb decoded without error")

@@ -72,8 +72,11 @@ type structStats struct {
 	canonical, refused, acceptedOdd, streams int
 	kinds                                    map[kind]int // nodes of canonical blocks that decoded
 	taints                                   map[string]int
-	worstRatio                               float64
-	worstIn                                  int
+	// the decode that came closest to allocBound: its share of the
+	// bound, allocation, input and declared raw bytes
+	worstShare             float64
+	worstAlloc             uint64
+	worstIn, worstDeclared int
 }
 
 func (st *structStats) taint(list []string) {
@@ -90,12 +93,12 @@ func (st *structStats) taint(list []string) {
 	}
 }
 
-func (st *structStats) alloc(in int, got uint64) {
-	if st == nil || in == 0 {
+func (st *structStats) alloc(in, declared int, got uint64) {
+	if st == nil {
 		return
 	}
-	if r := float64(got) / float64(in); r > st.worstRatio {
-		st.worstRatio, st.worstIn = r, in
+	if r := float64(got) / float64(allocBound(in, declared)); r > st.worstShare {
+		st.worstShare, st.worstAlloc, st.worstIn, st.worstDeclared = r, got, in, declared
 	}
 }
 
@@ -178,7 +181,7 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 		}
 		allocated = min(allocated, bound)
 	}
-	st.alloc(len(block), allocated)
+	st.alloc(len(block), declared, allocated)
 	what := fmt.Sprintf("schema %s, %d rows, bad %q, odd %q", schema, bb.rows, bb.bad, bb.odd)
 	switch {
 	case err != nil:
@@ -400,7 +403,7 @@ func checkStream(t testing.TB, schema *arrow.Schema, plans []*plan, c *choices, 
 		t.Errorf("reading a %d-byte stream (declaring %d raw bytes) allocated %d bytes; the bound is %d (%s)",
 			len(bs.stream), declared, allocated, bound, what)
 	}
-	st.alloc(len(bs.stream), allocated)
+	st.alloc(len(bs.stream), declared, allocated)
 	if fail != "" {
 		t.Fatalf("%s (%s)", fail, what)
 	}
@@ -478,7 +481,8 @@ func TestStructured(t *testing.T) {
 	}
 	t.Logf("%d inputs: %d canonical blocks decoded and re-encoded, %d hostile blocks refused, %d odd ones accepted, %d streams",
 		n, st.canonical, st.refused, st.acceptedOdd, st.streams)
-	t.Logf("worst heap allocated per input byte: %.1f (a %d-byte input)", st.worstRatio, st.worstIn)
+	t.Logf("closest to allocBound: %d bytes allocated (%.0f%% of the bound) by a %d-byte input declaring %d raw bytes",
+		st.worstAlloc, 100*st.worstShare, st.worstIn, st.worstDeclared)
 	var names []string
 	for k := range st.taints {
 		names = append(names, k)
