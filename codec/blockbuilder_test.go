@@ -350,7 +350,13 @@ func (b *blockBuilder) offsets(sizes []int, large bool) int {
 	if large {
 		maxOff = 1<<63 - 1
 	}
-	switch b.c.hostile(6) {
+	overflow := false
+	switch b.c.hostile(7) {
+	case 6:
+		if lengths && n >= 2 {
+			b.markBad("value lengths adding up past the largest offset")
+			overflow = true
+		}
 	case 0:
 		if lengths {
 			b.markOdd("nonzero word before the lengths")
@@ -409,6 +415,17 @@ func (b *blockBuilder) offsets(sizes []int, large bool) int {
 			binary.LittleEndian.PutUint32(buf[4*i:], uint32(v))
 		} else {
 			binary.LittleEndian.PutUint64(buf[8*i:], uint64(v))
+		}
+	}
+	if overflow {
+		// Two lengths of half the largest offset and more.
+		half := uint64(maxOff/2 + 1)
+		for i := 1; i <= 2; i++ {
+			if width == 4 {
+				binary.LittleEndian.PutUint32(buf[4*i:], uint32(half))
+			} else {
+				binary.LittleEndian.PutUint64(buf[8*i:], half)
+			}
 		}
 	}
 	b.buffer(buf)

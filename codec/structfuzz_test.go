@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -123,12 +124,15 @@ func runStructured(t testing.TB, data []byte, st *structStats) {
 }
 
 // decodeOpts returns the options and the checked allocator of decode mode
-// mode: 0, 1, 2 zero-copy (aligned, unaligned, DecodeBuffer), 3 with an
-// allocator, 4 with parallel decompression.
+// mode: 0, 1, 2 zero-copy (aligned, unaligned, DecodeBuffer of a buffer
+// from the checked allocator), 3 with the checked allocator, 4 with
+// parallel decompression (and decodes from two goroutines at once).
 func decodeOpts(mode int) ([]Option, *memory.CheckedAllocator) {
 	opts := []Option{WithMaxBlockSize(structMaxBlock)}
 	var mem *memory.CheckedAllocator
 	switch mode {
+	case 2:
+		mem = memory.NewCheckedAllocator(memory.NewGoAllocator())
 	case 3:
 		mem = memory.NewCheckedAllocator(memory.NewGoAllocator())
 		opts = append(opts, WithAllocator(mem))
@@ -149,6 +153,14 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 		// Decode copies a block that is not 8-byte aligned.
 		block = append(make([]byte, 1, len(block)+1), block...)[1:]
 	}
+	var parent *memory.Buffer
+	if mode == 2 {
+		// The batch must hold references to the buffer exactly as long
+		// as it lives: the allocator is back to 0 once both are released.
+		parent = memory.NewResizableBuffer(mem)
+		parent.Resize(len(block))
+		copy(parent.Bytes(), block)
+	}
 	var rec arrow.RecordBatch
 	decode := func() {
 		defer func() {
@@ -156,10 +168,8 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 				t.Fatalf("Decode panicked: %v\nbad %q odd %q\n%s", p, bb.bad, bb.odd, debug.Stack())
 			}
 		}()
-		if mode == 2 {
-			buf := memory.NewBufferBytes(block)
-			rec, err = dec.DecodeBuffer(buf)
-			buf.Release()
+		if parent != nil {
+			rec, err = dec.DecodeBuffer(parent)
 			return
 		}
 		rec, err = dec.Decode(block)
@@ -229,10 +239,42 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 		} else if st != nil {
 			st.acceptedOdd++
 		}
+		if mode == 4 {
+			decodeTwiceAtOnce(t, schema, dec, block, rec, what)
+		}
 		rec.Release()
+	}
+	if parent != nil {
+		parent.Release()
 	}
 	if mem != nil && mem.CurrentAlloc() != 0 {
 		t.Fatalf("%d bytes of the allocator still in use after the batch was released (%s)", mem.CurrentAlloc(), what)
+	}
+}
+
+// decodeTwiceAtOnce decodes block with dec from two goroutines at once and
+// checks that both batches encode to the same bytes as want: under -race,
+// that a Decoder is safe for concurrent use.
+func decodeTwiceAtOnce(t testing.TB, schema *arrow.Schema, dec *Decoder, block []byte, want arrow.RecordBatch, what string) {
+	var (
+		wg   sync.WaitGroup
+		got  [2]arrow.RecordBatch
+		errs [2]error
+	)
+	for i := range got {
+		wg.Go(func() { got[i], errs[i] = dec.Decode(block) })
+	}
+	wg.Wait()
+	wantBytes := reencode(t, schema, want, 0)
+	for i, rec := range got {
+		if errs[i] != nil {
+			t.Fatalf("a block that decoded failed when decoded from two goroutines: %v (%s)", errs[i], what)
+		}
+		same := bytes.Equal(reencode(t, schema, rec, 0), wantBytes)
+		rec.Release()
+		if !same {
+			t.Fatalf("a block decoded from two goroutines at once gave another batch (%s)", what)
+		}
 	}
 }
 
