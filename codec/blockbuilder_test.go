@@ -411,22 +411,13 @@ func (b *blockBuilder) offsets(sizes []int, large bool) int {
 		} else if lengths {
 			v = o // the word before the lengths: 0 unless hostile
 		}
-		if width == 4 {
-			binary.LittleEndian.PutUint32(buf[4*i:], uint32(v))
-		} else {
-			binary.LittleEndian.PutUint64(buf[8*i:], uint64(v))
-		}
+		putUint(buf, i, width, uint64(v))
 	}
 	if overflow {
 		// Two lengths of half the largest offset and more.
 		half := uint64(maxOff/2 + 1)
-		for i := 1; i <= 2; i++ {
-			if width == 4 {
-				binary.LittleEndian.PutUint32(buf[4*i:], uint32(half))
-			} else {
-				binary.LittleEndian.PutUint64(buf[8*i:], half)
-			}
-		}
+		putUint(buf, 1, width, half)
+		putUint(buf, 2, width, half)
 	}
 	b.buffer(buf)
 	return total
@@ -665,13 +656,8 @@ func (b *blockBuilder) listView(p *plan, f arrow.Field, n int) {
 	}
 	ob, sb := make([]byte, width*n), make([]byte, width*n)
 	for i := range n {
-		if width == 4 {
-			binary.LittleEndian.PutUint32(ob[4*i:], uint32(offs[i]))
-			binary.LittleEndian.PutUint32(sb[4*i:], uint32(sizes[i]))
-		} else {
-			binary.LittleEndian.PutUint64(ob[8*i:], uint64(offs[i]))
-			binary.LittleEndian.PutUint64(sb[8*i:], uint64(sizes[i]))
-		}
+		putUint(ob, i, width, uint64(offs[i]))
+		putUint(sb, i, width, uint64(sizes[i]))
 	}
 	b.buffer(ob)
 	b.buffer(sb)
@@ -812,16 +798,7 @@ func (b *blockBuilder) dictionary(p *plan, f arrow.Field, n int, valid []bool) {
 	}
 	buf := make([]byte, size)
 	for i, v := range idx {
-		switch p.width {
-		case 1:
-			buf[i] = byte(v)
-		case 2:
-			binary.LittleEndian.PutUint16(buf[2*i:], uint16(v))
-		case 4:
-			binary.LittleEndian.PutUint32(buf[4*i:], uint32(v))
-		default:
-			binary.LittleEndian.PutUint64(buf[8*i:], v)
-		}
+		putUint(buf, i, p.width, v)
 	}
 	b.values(buf, p.width, p.transpose)
 	b.node(p.children[0], f, m, mayBeNull)
@@ -893,15 +870,24 @@ func (b *blockBuilder) runEnds(p *plan, fields []arrow.Field, n int) {
 	}
 	buf := make([]byte, runs*p.width)
 	for i, e := range ends {
-		switch p.width {
-		case 2:
-			binary.LittleEndian.PutUint16(buf[2*i:], uint16(e))
-		case 4:
-			binary.LittleEndian.PutUint32(buf[4*i:], uint32(e))
-		default:
-			binary.LittleEndian.PutUint64(buf[8*i:], uint64(e))
-		}
+		putUint(buf, i, p.width, uint64(e))
 	}
 	b.buffer(buf)
 	b.node(p.children[1], fields[1], valuesRows, mayBeNull)
+}
+
+// putUint stores value i of b, of width bytes, as v cut to that width.
+// (Unlike the encoder's putRunEnd it takes 64 bits on every platform, for
+// run ends that do not fit an int on 32-bit ones.)
+func putUint(b []byte, i, width int, v uint64) {
+	switch width {
+	case 1:
+		b[i] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
 }
