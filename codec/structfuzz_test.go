@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -497,15 +498,20 @@ func FuzzStructured(f *testing.F) {
 	})
 }
 
+// structuredInputs sets how many inputs TestStructured runs, for longer
+// sweeps where the fuzzer cannot go (GOARCH=386, arm64 under qemu):
+// go test -run TestStructured ./codec -args -structured.inputs=100000
+var structuredInputs = flag.Int("structured.inputs", 5000, "inputs TestStructured builds and decodes")
+
 // TestStructured runs the structure-aware builders over seeded random
 // sources: canonical blocks must decode and re-encode to the same bytes,
 // hostile ones must be refused with ErrCorrupt (or decode to sound
 // batches, for the choices that may be sound), and no decode may allocate
 // more than allocBound.
 func TestStructured(t *testing.T) {
-	n := 5000
+	n := *structuredInputs
 	if testing.Short() {
-		n = 300
+		n = min(n, 300)
 	}
 	st := &structStats{kinds: map[kind]int{}, taints: map[string]int{}}
 	for i, data := range structSeeds(n) {
