@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // The resource tests decode blocks built to get the most work or memory out
 // of each input byte and check, by counting (heap bytes allocated, bytes
 // hashed or covered), never by timing, that the decoder stays in proportion
-// to its input: allocBound, the same bound FuzzStructured holds decodes to.
+// to its input: decodeAllocBound, the same bound FuzzStructured holds decodes to.
 // Each logs its ratios so that the worst can be quoted. Checks that fail
 // because of a bug already known (knownBugs) only log until the entry is
 // set to false.
@@ -66,7 +67,7 @@ func decodeResource(t *testing.T, schema *arrow.Schema, block []byte, opts ...Op
 	}
 	var rec arrow.RecordBatch
 	r := resource{in: len(block), declared: int(binary.LittleEndian.Uint64(block[32:]))}
-	r.allocated = heapAllocated(func() { rec, r.err = dec.Decode(block) })
+	r.allocated = allocated(func() { rec, r.err = dec.Decode(block) })
 	if r.err != nil {
 		if !errors.Is(r.err, ErrCorrupt) {
 			t.Errorf("error wraps no ErrCorrupt: %v", r.err)
@@ -81,7 +82,7 @@ func decodeResource(t *testing.T, schema *arrow.Schema, block []byte, opts ...Op
 	return r
 }
 
-// checkBound fails if r allocated more than allocBound, or only logs it if
+// checkBound fails if r allocated more than decodeAllocBound, or only logs it if
 // the bug is known.
 func checkBound(t *testing.T, r resource, maxBlock int, knownBug bool, name string) {
 	t.Helper()
@@ -89,7 +90,7 @@ func checkBound(t *testing.T, r resource, maxBlock int, knownBug bool, name stri
 	if declared > maxBlock {
 		declared = 0
 	}
-	bound := allocBound(r.in, declared)
+	bound := decodeAllocBound(r.in, declared)
 	switch {
 	case r.allocated <= bound:
 	case knownBug:
@@ -291,30 +292,68 @@ func TestResourceHugeRows(t *testing.T) {
 }
 
 // TestResourceDeepSchemaFingerprint counts the bytes the schema fingerprint
-// hashes for nested schemas of growing depth, against the size of their
-// IPC serialization (what a stream carries). Each level hashes its type's
-// Fingerprint() and String(), which hold the whole subtree, so the count
-// grows with the square of the depth; a Reader fingerprints the schema of
-// every stream after the first before anything checks its depth.
+// hashes for nested schemas up to maxDepth, against the size of their IPC
+// serialization (what a stream carries): each level hashes its type's
+// texts, which spell out the subtree below, so the count grows with the
+// depth, which maxDepth bounds. A deeper schema in a stream after the first
+// must be refused before it costs more: the Reader reads such a stream with
+// memory within decodeAllocBound of its bytes.
 func TestResourceDeepSchemaFingerprint(t *testing.T) {
-	for _, depth := range []int{16, 64, 256} {
+	for _, depth := range []int{16, maxDepth} {
 		schema := deepStructSchema(depth)
 		serialized := len(ipcSchema(schema))
 		var cw countingWriter
+		b := &textBuilder{marker: "\x00test:"}
 		for _, f := range schema.Fields() {
-			writeField(&cw, f)
+			writeField(&cw, f, b.texts(f.Type))
 		}
 		ratio := float64(cw.n) / float64(serialized)
 		t.Logf("depth %d: %d schema bytes -> %d bytes hashed (%.1f per schema byte)", depth, serialized, cw.n, ratio)
 		if ratio > 64 {
-			msg := fmt.Sprintf("depth %d: fingerprinting hashes %.0f bytes per schema byte", depth, ratio)
-			if knownBugs.quadraticFingerprint {
-				t.Logf("KNOWN BUG (knownBugs.quadraticFingerprint): %s", msg)
-			} else {
-				t.Error(msg)
-			}
+			t.Errorf("depth %d: fingerprinting hashes %.0f bytes per schema byte", depth, ratio)
 		}
 	}
+	for _, depth := range []int{maxDepth + 1, 256, 4096} {
+		// A stream of a shallow schema, then one of a deep schema.
+		var s bytes.Buffer
+		w := must(NewWriter(&s, deepStructSchema(1)))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s.Write(streamHead(ipcSchema(deepStructSchema(depth))))
+		s.Write(make([]byte, frameHeaderSize)) // an end frame of 0 blocks
+		in := s.Len()
+		var err error
+		spent := allocated(func() {
+			rd, rerr := NewReader(&s)
+			if rerr != nil {
+				err = rerr
+				return
+			}
+			for rd.Next() {
+			}
+			err = rd.Err()
+		})
+		t.Logf("depth %d: a %d-byte stream -> %d bytes allocated (%.1f per byte); err: %v", depth, in, spent, float64(spent)/float64(in), err)
+		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrSchemaMismatch) {
+			t.Errorf("depth %d: a second stream %d types deep: %v, want ErrCorrupt or ErrSchemaMismatch", depth, depth, err)
+		}
+		if bound := decodeAllocBound(in, 0); spent > bound {
+			t.Errorf("depth %d: %d bytes allocated, the bound is %d", depth, spent, bound)
+		}
+	}
+}
+
+// streamHead returns a stream header for the schema bytes sb, then sb and
+// its padding.
+func streamHead(sb []byte) []byte {
+	hdr := make([]byte, streamHeaderSize, streamHeaderSize+pad8(len(sb)))
+	copy(hdr, streamMagic[:])
+	hdr[4] = streamVersion
+	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(sb)))
+	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(sb, castagnoli))
+	hdr = append(hdr, sb...)
+	return append(hdr, make([]byte, pad8(len(sb))-len(sb))...)
 }
 
 // deepStructSchema returns a schema of one column, depth structs deep
@@ -333,6 +372,11 @@ type countingWriter struct{ n int }
 func (w *countingWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	return len(p), nil
+}
+
+func (w *countingWriter) WriteString(s string) (int, error) {
+	w.n += len(s)
+	return len(s), nil
 }
 
 // TestResourceCheckedAllocator decodes the adversarial blocks above with

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -29,43 +28,28 @@ var knownBugs = struct {
 	// (TestFindingZstdBomb); the builder overruns zstd chunks by 8 bytes
 	// only.
 	zstdBombs bool
-	// schemaBytes: a stream's schema bytes go to arrow-go's IPC reader
-	// unverified; a changed byte can kill the process (stack overflow,
-	// out of memory), which no recover catches. The builder changes no
-	// schema byte.
+	// schemaBytes: a stream's schema bytes went to arrow-go's IPC reader
+	// unverified, where a changed byte could kill the process (stack
+	// overflow, out of memory), which no recover catches. While set, the
+	// builder changes no schema byte.
 	schemaBytes bool
-	// quadraticFingerprint: fingerprinting a nested schema hashes the
-	// square of its depth (TestFindingQuadraticFingerprint,
-	// TestResourceDeepSchemaFingerprint).
-	quadraticFingerprint bool
 }{
-	zstdBombs:            true,
-	schemaBytes:          true,
-	quadraticFingerprint: true,
+	zstdBombs: true,
 }
 
 // structMaxBlock is the WithMaxBlockSize of the structured decoders: it
 // keeps hostile raw lengths from costing each input hundreds of MiB.
 const structMaxBlock = 4 << 20
 
-// allocBound is the heap a decode of in input bytes, whose headers declare
+// decodeAllocBound is the heap a decode of in input bytes, whose headers declare
 // declared raw body bytes (each within the decoder's WithMaxBlockSize), may
 // allocate: 64 bytes per input byte, 4 per declared raw byte (the
 // decompressed body, the room to undo transposition, a copy with
 // WithAllocator), plus 1 MiB for fixed costs (a zstd decoder's first use,
 // pools, the arrays of a schema's nodes). A decoder that allocates more
 // spends memory out of proportion to its input.
-func allocBound(in, declared int) uint64 {
+func decodeAllocBound(in, declared int) uint64 {
 	return 64*uint64(in) + 4*uint64(declared) + 1<<20
-}
-
-// heapAllocated returns the bytes allocated on the heap while f runs.
-func heapAllocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // structStats counts what TestStructured's inputs did, to check that the
@@ -74,7 +58,7 @@ type structStats struct {
 	canonical, refused, acceptedOdd, streams int
 	kinds                                    map[kind]int // nodes of canonical blocks that decoded
 	taints                                   map[string]int
-	// the decode that came closest to allocBound: its share of the
+	// the decode that came closest to decodeAllocBound: its share of the
 	// bound, allocation, input and declared raw bytes
 	worstShare             float64
 	worstAlloc             uint64
@@ -99,7 +83,7 @@ func (st *structStats) alloc(in, declared int, got uint64) {
 	if st == nil {
 		return
 	}
-	if r := float64(got) / float64(allocBound(in, declared)); r > st.worstShare {
+	if r := float64(got) / float64(decodeAllocBound(in, declared)); r > st.worstShare {
 		st.worstShare, st.worstAlloc, st.worstIn, st.worstDeclared = r, got, in, declared
 	}
 }
@@ -179,20 +163,20 @@ func checkBlock(t testing.TB, schema *arrow.Schema, bb builtBlock, mode int, st 
 	if bb.declared <= structMaxBlock {
 		declared = bb.declared
 	}
-	allocated := heapAllocated(decode)
-	if bound := allocBound(len(block), declared); allocated > bound {
+	spent := allocated(decode)
+	if bound := decodeAllocBound(len(block), declared); spent > bound {
 		// Once more, warm: the first decode may have set up a zstd
 		// decoder or filled a pool.
 		if rec != nil {
 			rec.Release()
 		}
-		if again := heapAllocated(decode); again > bound {
+		if again := allocated(decode); again > bound {
 			t.Errorf("decoding a %d-byte block (declaring %d raw bytes) allocated %d bytes, then %d; the bound is %d\nbad %q odd %q",
-				len(block), bb.declared, allocated, again, bound, bb.bad, bb.odd)
+				len(block), bb.declared, spent, again, bound, bb.bad, bb.odd)
 		}
-		allocated = min(allocated, bound)
+		spent = min(spent, bound)
 	}
-	st.alloc(len(block), declared, allocated)
+	st.alloc(len(block), declared, spent)
 	what := fmt.Sprintf("schema %s, %d rows, bad %q, odd %q", schema, bb.rows, bb.bad, bb.odd)
 	switch {
 	case err != nil:
@@ -398,11 +382,11 @@ func checkStream(t testing.TB, schema *arrow.Schema, plans []*plan, c *choices, 
 	opts, mem := decodeOpts(mode)
 	what := fmt.Sprintf("stream of schema %s, %d blocks, bad %q, odd %q", schema, len(bs.blocks), bad, odd)
 	var (
-		rd        *Reader
-		err       error
-		batches   int
-		fail      string
-		allocated uint64
+		rd      *Reader
+		err     error
+		batches int
+		fail    string
+		spent   uint64
 	)
 	// run runs a step of the Reader, counting what it allocates; the
 	// checks between steps are not counted.
@@ -412,7 +396,7 @@ func checkStream(t testing.TB, schema *arrow.Schema, plans []*plan, c *choices, 
 				t.Fatalf("Reader panicked: %v (%s)\n%s", p, what, debug.Stack())
 			}
 		}()
-		allocated += heapAllocated(step)
+		spent += allocated(step)
 	}
 	run(func() { rd, err = NewReader(bytes.NewReader(bs.stream), opts...) })
 	if err == nil {
@@ -442,11 +426,11 @@ func checkStream(t testing.TB, schema *arrow.Schema, plans []*plan, c *choices, 
 		err = rd.Err()
 		rd.Release()
 	}
-	if bound := allocBound(len(bs.stream), declared); allocated > bound {
+	if bound := decodeAllocBound(len(bs.stream), declared); spent > bound {
 		t.Errorf("reading a %d-byte stream (declaring %d raw bytes) allocated %d bytes; the bound is %d (%s)",
-			len(bs.stream), declared, allocated, bound, what)
+			len(bs.stream), declared, spent, bound, what)
 	}
-	st.alloc(len(bs.stream), declared, allocated)
+	st.alloc(len(bs.stream), declared, spent)
 	if fail != "" {
 		t.Fatalf("%s (%s)", fail, what)
 	}
@@ -507,7 +491,7 @@ var structuredInputs = flag.Int("structured.inputs", 5000, "inputs TestStructure
 // sources: canonical blocks must decode and re-encode to the same bytes,
 // hostile ones must be refused with ErrCorrupt (or decode to sound
 // batches, for the choices that may be sound), and no decode may allocate
-// more than allocBound.
+// more than decodeAllocBound.
 func TestStructured(t *testing.T) {
 	n := *structuredInputs
 	if testing.Short() {
@@ -529,7 +513,7 @@ func TestStructured(t *testing.T) {
 	}
 	t.Logf("%d inputs: %d canonical blocks decoded and re-encoded, %d hostile blocks refused, %d odd ones accepted, %d streams",
 		n, st.canonical, st.refused, st.acceptedOdd, st.streams)
-	t.Logf("closest to allocBound: %d bytes allocated (%.0f%% of the bound) by a %d-byte input declaring %d raw bytes",
+	t.Logf("closest to decodeAllocBound: %d bytes allocated (%.0f%% of the bound) by a %d-byte input declaring %d raw bytes",
 		st.worstAlloc, 100*st.worstShare, st.worstIn, st.worstDeclared)
 	var names []string
 	for k := range st.taints {
