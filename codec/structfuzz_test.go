@@ -28,11 +28,6 @@ var knownBugs = struct {
 	// (TestFindingZstdBomb); the builder overruns zstd chunks by 8 bytes
 	// only.
 	zstdBombs bool
-	// schemaBytes: a stream's schema bytes went to arrow-go's IPC reader
-	// unverified, where a changed byte could kill the process (stack
-	// overflow, out of memory), which no recover catches. While set, the
-	// builder changes no schema byte.
-	schemaBytes bool
 }{
 	zstdBombs: true,
 }
