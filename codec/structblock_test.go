@@ -63,7 +63,15 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 	h.stored = len(stored)
 	out := builtBlock{raw: raw, rows: rows, xf: xf, declared: h.raw, kinds: b.kinds}
 	var patch func(block []byte)
-	switch c.hostile(9) {
+	switch c.hostile(10) {
+	case 9:
+		// Flags that do not say what the buffers went through: the
+		// decoder undoes the wrong transforms, which may still give a
+		// sound batch.
+		if comp != None {
+			b.markOdd("header flags %d over buffers transformed with %d", xf^flagTranspose, xf)
+			h.flags ^= flagTranspose
+		}
 	case 0:
 		out.mismatch = true
 		h.fingerprint ^= 1 << c.intn(64)
