@@ -87,6 +87,9 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 	if h.fingerprint != d.fingerprint {
 		return nil, fmt.Errorf("%w: block fingerprint %#016x, the decoder's schema %#016x", ErrSchemaMismatch, h.fingerprint, d.fingerprint)
 	}
+	if h.raw > d.cfg.maxBlock {
+		return nil, corruptf("block body of %d bytes is above the limit of %d (WithMaxBlockSize)", h.raw, d.cfg.maxBlock)
+	}
 	if h.compression != None {
 		raw, err := d.decompress.decompress(block, h)
 		if err != nil {

@@ -117,39 +117,7 @@ func checkDecoded(t testing.TB, rec arrow.RecordBatch, err error) {
 		t.Fatalf("Decode accepted a batch that does not validate: %v", err)
 	}
 	for _, c := range rec.Columns() {
-		readAll(c)
-	}
-}
-
-// readAll reads every value of arr, recursing into children, as a user of
-// the batch would.
-func readAll(arr arrow.Array) {
-	switch a := arr.(type) {
-	case array.ExtensionArray:
-		readAll(a.Storage())
-		return
-	case *array.Struct:
-		for i := range a.NumField() {
-			readAll(a.Field(i))
-		}
-	case array.ListLike:
-		readAll(a.ListValues())
-		for i := range a.Len() {
-			a.ValueOffsets(i)
-		}
-	case array.Union:
-		for i := range a.NumFields() {
-			readAll(a.Field(i))
-		}
-	case *array.Dictionary:
-		readAll(a.Dictionary())
-		readAll(a.Indices())
-	case *array.RunEndEncoded:
-		readAll(a.RunEndsArr())
-		readAll(a.Values())
-	}
-	for i := range arr.Len() {
-		_ = arr.ValueStr(i)
+		touchAll(c)
 	}
 }
 
@@ -223,11 +191,12 @@ func TestCorruptBlocks(t *testing.T) {
 				got.Release()
 				want.Release()
 			}
-			// Every truncation; with -short (CI's -race run, where each
-			// sealed one costs a compression) every 7th.
-			cut := 1
+			// Every truncation and every byte of small blocks; with
+			// -short (CI's -race run, where each sealed decode costs a
+			// compression) a sample of both.
+			cut, flips := 1, 256
 			if testing.Short() {
-				cut = 7
+				cut, flips = 7, 16
 			}
 			for n := 0; n < len(b); n += cut {
 				if _, err := decode(b[:n]); !errors.Is(err, ErrCorrupt) {
@@ -240,7 +209,7 @@ func TestCorruptBlocks(t *testing.T) {
 			// Every byte of small blocks, a sample of the others; FuzzDecode
 			// explores further.
 			m := append([]byte(nil), b...)
-			step := 1 + len(m)/256
+			step := 1 + len(m)/flips
 			for i := r.IntN(step); i < len(m); i += step {
 				old := m[i]
 				for _, v := range []byte{old ^ 0xff, old ^ 1, old ^ 0x80, byte(r.Uint32())} {

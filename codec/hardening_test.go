@@ -242,3 +242,31 @@ func (unsupportedType) ID() arrow.Type      { return arrow.Type(200) }
 func (unsupportedType) Name() string        { return "unsupported" }
 func (unsupportedType) String() string      { return "unsupported" }
 func (unsupportedType) Fingerprint() string { return "unsupported" }
+
+// TestMaxBlockSizeUncompressed: the cap holds for uncompressed blocks too,
+// as WithMaxBlockSize says, not only for what decompression would allocate.
+func TestMaxBlockSizeUncompressed(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	var b body
+	b.word(16).buf(nil).buf(make([]byte, 128))
+	blk := block(schema, 16, b)
+	for _, c := range []struct {
+		max int
+		ok  bool
+	}{{len(b), true}, {len(b) - 8, false}} {
+		dec, err := NewDecoder(schema, WithMaxBlockSize(c.max))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := dec.Decode(blk)
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("a %d-byte body under a cap of %d: %v", len(b), c.max, err)
+		case !c.ok && !errors.Is(err, ErrCorrupt):
+			t.Errorf("a %d-byte body under a cap of %d: err = %v, want ErrCorrupt", len(b), c.max, err)
+		}
+		if rec != nil {
+			rec.Release()
+		}
+	}
+}

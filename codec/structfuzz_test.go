@@ -260,9 +260,9 @@ func decodeTwiceAtOnce(t testing.TB, schema *arrow.Schema, dec *Decoder, block [
 
 // touchAll reads the values of arr as a user would, through arrow-go's
 // accessors: the offsets, type ids, dictionary indices and physical run
-// indices of nested arrays, and ValueStr of leaf values. (readAll calls
-// ValueStr on nested arrays too, which formats through JSON and fails on
-// NaN floats and extension types without ValueStr.) Of arrays longer than
+// indices of nested arrays, and ValueStr of leaf values. (ValueStr of a
+// nested array formats through JSON, which fails on NaN floats and on
+// extension types without ValueStr.) Of arrays longer than
 // 2 x touchEnds rows it reads the first and last touchEnds rows: a block
 // of a few bytes may hold 2^31 null or run-end encoded rows.
 func touchAll(arr arrow.Array) {
