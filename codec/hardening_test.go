@@ -46,10 +46,7 @@ func u64s(vs ...uint64) []byte {
 
 // block frames body as an uncompressed block of rows rows for schema.
 func block(schema *arrow.Schema, rows int, b body) []byte {
-	out := make([]byte, headerSize, headerSize+len(b))
-	h := header{fingerprint: fingerprint(schema), rows: rows, stored: len(b), raw: len(b)}
-	h.put(out)
-	return append(out, b...)
+	return handBlock(schema, rows, b, None)
 }
 
 // decodeCorrupt decodes blk for schema and fails the test unless the error
