@@ -126,7 +126,36 @@ func runBench(e *env, args []string) (err error) {
 	if o.input != "" && o.shapes != "" {
 		return usagef("-input and -shapes do not go together")
 	}
-	cases, err := benchCases(o)
+	if !o.quiet {
+		// Say at once what is coming: the default run takes a while.
+		what := "the built-in shapes"
+		if o.shapes != "" {
+			what = "shapes " + o.shapes
+		}
+		if o.input != "" {
+			what = "the batches of " + o.input
+		}
+		est := ""
+		if opts.Iterations == 0 {
+			cases := 1
+			switch {
+			case o.shapes != "":
+				cases = len(strings.Split(o.shapes, ","))
+			case o.input == "":
+				cases = len(shapeNames())
+			}
+			bt := opts.BenchTime
+			if bt == 0 {
+				bt = measure.DefaultBenchTime
+			}
+			// Four timings a case and compression, each run opts.Runs
+			// times, and some setup.
+			est = fmt.Sprintf(", about %.0f s", math.Ceil(float64(cases*len(comps)*4*opts.Runs)*bt.Seconds()*1.3))
+		}
+		fmt.Fprintf(e.stderr, "bench: measuring arrowpack and Arrow IPC on %s, %s (%s each, fastest of %s%s; -q for quiet)\n",
+			what, o.compression, opts.String(), plural(opts.Runs, "run", "runs"), est)
+	}
+	cases, err := benchCases(o, e.stdin)
 	if err != nil {
 		return err
 	}
@@ -212,17 +241,19 @@ func runBench(e *env, args []string) (err error) {
 
 // benchCases returns the cases to measure: the batches of the -input file,
 // or the built-in shapes named by -shapes (all by default).
-func benchCases(o *benchOptions) ([]benchCase, error) {
+func benchCases(o *benchOptions, stdin io.Reader) ([]benchCase, error) {
 	if o.input != "" {
-		// Fail on a bad file before the run starts.
-		in, err := openInput(o.input, o.batchRows)
+		// Read the file now: a bad file fails before the run starts, and
+		// standard input can be read only once.
+		recs, err := readBatches(o.input, stdin, o.batchRows, o.maxBatches)
 		if err != nil {
 			return nil, err
 		}
-		in.Close()
-		return []benchCase{{name: filepath.Base(o.input), load: func() ([]arrow.RecordBatch, error) {
-			return readBatches(o.input, o.batchRows, o.maxBatches)
-		}}}, nil
+		name := filepath.Base(o.input)
+		if o.input == "-" {
+			name = "stdin"
+		}
+		return []benchCase{{name: name, load: func() ([]arrow.RecordBatch, error) { return recs, nil }}}, nil
 	}
 	shapes := randbatch.BenchShapes()
 	if o.shapes != "" {
@@ -246,21 +277,22 @@ func benchCases(o *benchOptions) ([]benchCase, error) {
 	return cases, nil
 }
 
-// readBatches reads the first batches of the file at path, at most
-// maxBatches of them and about inputBudget bytes of the file. The caller
-// releases them.
-func readBatches(path string, batchRows, maxBatches int) ([]arrow.RecordBatch, error) {
-	in, err := openInput(path, batchRows)
+// readBatches reads the first batches of the file at path ("-" for
+// stdin), at most maxBatches of them and about inputBudget bytes of
+// batches. The caller releases them.
+func readBatches(path string, stdin io.Reader, batchRows, maxBatches int) ([]arrow.RecordBatch, error) {
+	in, err := openInput(path, stdin, batchRows)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
 	var recs []arrow.RecordBatch
+	var held int64
 	for len(recs) < maxBatches && in.Next() {
 		rec := in.RecordBatch()
 		rec.Retain()
 		recs = append(recs, rec)
-		if done, _ := in.Progress(); done >= inputBudget {
+		if held += recordBytes(rec); held >= inputBudget {
 			break
 		}
 	}
@@ -271,7 +303,7 @@ func readBatches(path string, batchRows, maxBatches int) ([]arrow.RecordBatch, e
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s holds no record batches", path)
+		return nil, fmt.Errorf("%s holds no record batches", in.name())
 	}
 	return recs, nil
 }
@@ -332,7 +364,7 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 	if rep.Input != "" {
 		fmt.Fprintf(w, "input: %s\n", rep.Input)
 	}
-	fmt.Fprintf(w, "each timing: the fastest of %d runs of %s; GB/s counts uncompressed arrowpack block bytes;\n", rep.Runs, rep.BenchTime)
+	fmt.Fprintf(w, "each timing: the fastest of %s of %s; GB/s counts uncompressed arrowpack block bytes;\n", plural(rep.Runs, "run", "runs"), rep.BenchTime)
 	if rep.Concurrency > 1 {
 		fmt.Fprintf(w, "compressed blocks use up to %d goroutines each, in both formats\n", rep.Concurrency)
 	}
@@ -412,4 +444,28 @@ func geomeanRatios(results []measure.Result) (enc, dec, size float64) {
 		return 0, 0, 0
 	}
 	return math.Exp(enc / float64(n)), math.Exp(dec / float64(n)), math.Exp(size / float64(n))
+}
+
+// recordBytes returns the bytes of the buffers of rec, children and
+// dictionaries included.
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	var walk func(d arrow.ArrayData)
+	walk = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			walk(c)
+		}
+		if dict := d.Dictionary(); dict != nil {
+			walk(dict)
+		}
+	}
+	for _, c := range rec.Columns() {
+		walk(c.Data())
+	}
+	return n
 }

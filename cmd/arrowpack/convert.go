@@ -5,26 +5,45 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/arrowpack/arrowpack/codec"
 )
 
-const convertUsage = "arrowpack convert [-compression none|lz4|zstd] [-verify] [-progress] IN OUT"
+const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-compression none|lz4|zstd] [-level N] [-concurrency N] [-verify] [-salvage] IN OUT"
 
-const convertAbout = `Converts an Arrow IPC file or stream, or a Parquet file, into an arrowpack
-stream (one block per record batch), and an arrowpack stream into an Arrow IPC
-stream. The input's format is detected from its first bytes. -compression
-compresses the output's blocks (arrowpack) or buffers (IPC). -verify reads
-the output back and compares it with the input, batch by batch.
+const convertAbout = `Converts record batches between arrowpack streams, Arrow IPC streams and
+files, and Parquet files. The input's format is detected from its first
+bytes; the output's is the one -to names (arrowpack, ipc, ipc-file, parquet)
+or else the one its name's extension stands for: .apk (or .apks) arrowpack,
+.arrows (or .stream) Arrow IPC stream, .arrow (or .feather) Arrow IPC file,
+.parquet Parquet. "-" reads standard input or writes standard output (which
+needs -to).
+
+The output is written to a temporary file next to it and renamed into place
+only once complete: a failed conversion leaves the target as it was. An
+existing output is replaced only with -f.
+
+-compression compresses the output's blocks (arrowpack), buffers (IPC) or
+pages (Parquet: LZ4_RAW, ZSTD) and -level sets the level. -verify reads the
+output back and compares it with the input, row by row. -salvage, for a
+damaged arrowpack or IPC stream, keeps every batch before the damage, writes
+them out, says where the damage starts and ends with exit status 1.
 `
 
 type convertOptions struct {
+	to          string
+	force       bool
 	compression string
+	level       int
+	concurrency int
 	verify      bool
+	salvage     bool
 	progress    bool
 	batchRows   int
 }
@@ -32,8 +51,14 @@ type convertOptions struct {
 func convertFlags() (*flag.FlagSet, *convertOptions) {
 	o := &convertOptions{}
 	fs := newFlagSet("convert")
+	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension)")
+	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
+	fs.BoolVar(&o.force, "force", false, "same as -f")
 	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4 or zstd")
-	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, batch by batch")
+	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
+	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
+	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row")
+	fs.BoolVar(&o.salvage, "salvage", false, "keep the batches before the damage in a damaged input, and exit 1")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar on stderr (shown anyway for large inputs on a terminal)")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet `input`")
 	return fs, o
@@ -79,32 +104,98 @@ func runConvert(e *env, args []string) error {
 	if o.batchRows <= 0 {
 		return usagef("-batch-rows must be above 0")
 	}
+	if o.concurrency <= 0 {
+		return usagef("-concurrency must be above 0")
+	}
+	if o.level < 0 || o.level > 22 {
+		return usagef("-level %d is out of range: 0 (the default) to 22 for zstd, 9 for lz4", o.level)
+	}
 	inPath, outPath := pos[0], pos[1]
-	if same(inPath, outPath) {
+	outFormat, err := outputFormat(o.to, outPath)
+	if err != nil {
+		return err
+	}
+	if inPath != "-" && same(inPath, outPath) {
 		return usagef("the output %s is the input", outPath)
 	}
+	if o.verify && (inPath == "-" || outPath == "-") {
+		return usagef("-verify reads the input and the output again: it needs files, not stdin or stdout")
+	}
 
-	in, err := openInput(inPath, o.batchRows)
+	// Fail on an existing output before reading anything.
+	var sf *safeFile
+	sink := e.stdout
+	if outPath != "-" {
+		if sf, err = createSafe(outPath, o.force); err != nil {
+			return err
+		}
+		defer sf.Abort() // a no-op once committed
+		sink = sf
+	}
+	in, err := openInput(inPath, e.stdin, o.batchRows)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
 	show := o.progress || (e.tty && in.size >= progressMinSize)
-	st, err := convert(e, in, outPath, comp, show)
-	if err != nil {
+	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency}
+	start := time.Now()
+	st, err := convert(e, in, sink, outPath, outFormat, wo, show)
+	readErr := in.Err()
+	if err != nil && !(o.salvage && readErr != nil && err == readErr) {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s, %s): %d batches, %d rows, %s -> %s\n",
-		inPath, in.format, outPath, st.format, comp, st.batches, st.rows, humanBytes(in.size), humanBytes(st.size))
+	if sf != nil {
+		if err := sf.Commit(); err != nil {
+			return fmt.Errorf("writing %s: %w", outPath, err)
+		}
+	}
+	elapsed := time.Since(start)
+	// The summary goes where it does not mix with the output.
+	msgs := e.stdout
+	if outPath == "-" {
+		msgs = e.stderr
+	}
+	outName := outPath
+	if outPath == "-" {
+		outName = "stdout"
+	}
+	read := in.bytesRead()
+	fmt.Fprintf(msgs, "%s (%s) -> %s (%s, %s): %s, %s, %s -> %s in %s (%s/s)\n",
+		in.name(), in.format, outName, outFormat, comp, plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"),
+		humanBytes(read), humanBytes(st.size), roundDuration(elapsed), humanBytes(int64(float64(read)/max(elapsed.Seconds(), 1e-9))))
+	if readErr != nil {
+		// Salvaged: what was kept is written; say where the damage is.
+		where := fmt.Sprintf("at batch %d", st.batches)
+		if in.damageAt >= 0 {
+			where = fmt.Sprintf("at byte %d (batch %d)", in.damageAt, st.batches)
+		}
+		fmt.Fprintf(msgs, "salvaged %s and %s from %s; the damage starts %s\n",
+			plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"), in.name(), where)
+		return fmt.Errorf("salvaged %s, the damage starts %s: %w", plural(st.rows, "row", "rows"), where, readErr)
+	}
 	if !o.verify {
 		return nil
 	}
 	in.Close()
-	if err := verify(e, inPath, outPath, o.batchRows, show); err != nil {
+	n, err := verify(e, inPath, outPath, o.batchRows, show)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "verified: the output holds the input's %d batches and %d rows, equal\n", st.batches, st.rows)
+	fmt.Fprintf(msgs, "verified: the output holds the input's %s, equal\n", plural(n, "row", "rows"))
 	return nil
+}
+
+// roundDuration rounds d for a message: "0.12 s", "3.4 s", "75 s".
+func roundDuration(d time.Duration) string {
+	s := d.Seconds()
+	switch {
+	case s < 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s < 10:
+		return fmt.Sprintf("%.1f s", s)
+	}
+	return fmt.Sprintf("%.0f s", s)
 }
 
 // same reports whether paths a and b name one existing file.
@@ -119,114 +210,159 @@ func same(a, b string) bool {
 
 // convertStats sums up a conversion.
 type convertStats struct {
-	format  format
 	batches int
 	rows    int64
-	size    int64
+	size    int64 // bytes written
 }
 
-// batchWriter is what the arrowpack and IPC writers have in common.
+// batchWriter is what the arrowpack, IPC and Parquet writers have in common.
 type batchWriter interface {
 	Write(rec arrow.RecordBatch) error
 	Close() error
 }
 
-// convert writes the batches of in to a new file at outPath: an IPC stream
-// if in is an arrowpack stream, an arrowpack stream otherwise. On failure
-// it removes the output.
-func convert(e *env, in *input, outPath string, comp codec.Compression, show bool) (st convertStats, err error) {
-	out, err := os.Create(outPath)
-	if err != nil {
-		return st, err
-	}
+// convert writes the batches of in to out, named outName, in format f.
+// When reading fails part way, it still closes the writer, so that the
+// batches before the damage make a whole file, and returns the read error
+// (for -salvage to keep them). Any other error leaves out incomplete.
+func convert(e *env, in *input, out io.Writer, outName string, f format, o writeOptions, show bool) (st convertStats, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("writing %s: %v", outPath, p)
-		}
-		if cerr := out.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(outPath)
+			err = fmt.Errorf("writing %s: %v", outName, p)
 		}
 	}()
-	bw := bufio.NewWriterSize(out, 1<<20)
-	var w batchWriter
-	if in.format == formatArrowpack {
-		st.format = formatIPCStream
-		w = ipc.NewWriter(bw, append([]ipc.Option{ipc.WithSchema(in.Schema())}, ipcCompression(comp)...)...)
-	} else {
-		st.format = formatArrowpack
-		if w, err = codec.NewWriter(bw, in.Schema(), codec.WithCompression(comp)); err != nil {
-			return st, fmt.Errorf("%s: %w", in.path, err)
-		}
+	cw := &countingWriter{w: out}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	w, err := newBatchWriter(bw, f, in.Schema(), o)
+	if err != nil {
+		return st, fmt.Errorf("%s -> %s: %w", in.name(), outName, err)
 	}
 	bar := newProgressBar(e.stderr, "convert", show, e.tty)
 	for in.Next() {
 		rec := in.RecordBatch()
 		if err := w.Write(rec); err != nil {
-			return st, fmt.Errorf("writing batch %d to %s: %w", st.batches, outPath, err)
+			bar.abandon()
+			return st, fmt.Errorf("writing batch %d to %s: %w", st.batches, outName, err)
 		}
 		st.batches++
 		st.rows += rec.NumRows()
 		bar.update(in.Progress())
 	}
-	if err := in.Err(); err != nil {
-		if bar != nil {
-			fmt.Fprintln(e.stderr)
-		}
-		return st, err
+	readErr := in.Err()
+	if readErr != nil {
+		bar.abandon()
+	} else {
+		bar.finish(in.Progress())
 	}
-	bar.finish(in.Progress())
 	if err := w.Close(); err != nil {
-		return st, fmt.Errorf("writing %s: %w", outPath, err)
+		return st, errors.Join(readErr, fmt.Errorf("writing %s: %w", outName, err))
 	}
 	if err := bw.Flush(); err != nil {
-		return st, fmt.Errorf("writing %s: %w", outPath, err)
+		return st, errors.Join(readErr, fmt.Errorf("writing %s: %w", outName, err))
 	}
-	if fi, err := out.Stat(); err == nil {
-		st.size = fi.Size()
-	}
-	return st, nil
+	st.size = cw.n
+	return st, readErr
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // verify reads the input and output files again and compares their schemas
-// and their batches one by one.
-func verify(e *env, inPath, outPath string, batchRows int, show bool) error {
-	in, err := openInput(inPath, batchRows)
+// (field names, types and nullability) and their rows, whatever the batches
+// they come in (Parquet's row groups need not match the input's batches).
+// It returns the number of rows compared.
+func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, error) {
+	in, err := openInput(inPath, nil, batchRows)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer in.Close()
-	out, err := openInput(outPath, batchRows)
+	out, err := openInput(outPath, nil, batchRows)
 	if err != nil {
-		return fmt.Errorf("verify: %w", err)
+		return 0, fmt.Errorf("verify: %w", err)
 	}
 	defer out.Close()
-	if !in.Schema().Equal(out.Schema()) {
-		return fmt.Errorf("verify: %s has schema %s, the input %s", outPath, out.Schema(), in.Schema())
+	if !sameFields(in.Schema(), out.Schema()) {
+		return 0, fmt.Errorf("verify: %s has schema %s, the input %s", outPath, out.Schema(), in.Schema())
 	}
 	bar := newProgressBar(e.stderr, "verify ", show, e.tty)
-	for i := 0; ; i++ {
-		more, moreOut := in.Next(), out.Next()
+	a, b := &rowCursor{in: in}, &rowCursor{in: out}
+	var rows int64
+	for {
+		ra, rb := a.avail(), b.avail()
 		if err := errors.Join(in.Err(), out.Err()); err != nil {
-			if bar != nil {
-				fmt.Fprintln(e.stderr)
-			}
-			return fmt.Errorf("verify: %w", err)
+			bar.abandon()
+			return rows, fmt.Errorf("verify: %w", err)
 		}
 		switch {
-		case !more && !moreOut:
+		case ra == 0 && rb == 0:
 			bar.finish(out.Progress())
-			return nil
-		case !moreOut:
-			return fmt.Errorf("verify: %s ends after %d batches, the input has more", outPath, i)
-		case !more:
-			return fmt.Errorf("verify: %s has more than the input's %d batches", outPath, i)
+			return rows, nil
+		case rb == 0:
+			return rows, fmt.Errorf("verify: %s ends after %s, the input has more", outPath, plural(rows, "row", "rows"))
+		case ra == 0:
+			return rows, fmt.Errorf("verify: %s has more than the input's %s", outPath, plural(rows, "row", "rows"))
 		}
-		if !sameBatch(in.RecordBatch(), out.RecordBatch()) {
-			return fmt.Errorf("verify: batch %d of %s differs from the input's", i, outPath)
+		n := min(ra, rb)
+		sa, sb := a.take(n), b.take(n)
+		ok := sameBatch(sa, sb)
+		sa.Release()
+		sb.Release()
+		if !ok {
+			return rows, fmt.Errorf("verify: the %s from row %d of %s differ from the input's", plural(n, "row", "rows"), rows, outPath)
 		}
+		rows += n
 		bar.update(out.Progress())
 	}
+}
+
+// sameFields reports whether schemas a and b have fields of the same names,
+// types and nullability, in the same order (metadata aside).
+func sameFields(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.NumFields() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || fa.Nullable != fb.Nullable || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowCursor walks the rows of an input across its batches.
+type rowCursor struct {
+	in  *input
+	rec arrow.RecordBatch
+	off int64
+}
+
+// avail returns the rows left in the current batch, moving to the next
+// non-empty batch if none; 0 at the end (or an error: see in.Err).
+func (c *rowCursor) avail() int64 {
+	for c.rec == nil || c.off >= c.rec.NumRows() {
+		if !c.in.Next() {
+			c.rec = nil
+			return 0
+		}
+		c.rec, c.off = c.in.RecordBatch(), 0
+	}
+	return c.rec.NumRows() - c.off
+}
+
+// take returns the next n rows (n <= avail()) as a slice to release.
+func (c *rowCursor) take(n int64) arrow.RecordBatch {
+	s := c.rec.NewSlice(c.off, c.off+n)
+	c.off += n
+	return s
 }

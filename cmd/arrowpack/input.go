@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/codec"
@@ -56,107 +58,208 @@ type batchReader interface {
 	Release()
 }
 
-// input is an open input file, read batch by batch. Whatever the file holds,
-// its readers' failures, panics included, come out of Err as errors.
-type input struct {
-	path   string
-	format format
-	size   int64
-	f      *os.File
-	read   *countingFile
-	r      batchReader
-	apk    *codec.Reader // the reader when format is formatArrowpack
-	extra  func()        // releases what the reader holds beyond itself
-	err    error
-	closed bool
+// readAtSeeker is what the IPC file and Parquet readers read from.
+type readAtSeeker interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
 }
 
-// openInput opens path and detects its format from its first bytes.
-// batchRows is the number of rows per batch read from a Parquet file.
-func openInput(path string, batchRows int) (_ *input, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// input is an open input, a file or standard input ("-"), read batch by
+// batch. Whatever it holds, its readers' failures, panics included, come out
+// of Err as errors.
+type input struct {
+	path   string // as given; "-" for standard input
+	format format
+	size   int64         // bytes of the input; -1 while unknown (a pipe)
+	f      *os.File      // the file, nil for standard input
+	read   *countingReader // counts the bytes a stream reader consumed
+	r      batchReader
+	apk    *codec.Reader   // the reader when format is formatArrowpack
+	ipcf   *ipc.FileReader // the reader when format is formatIPCFile
+	pq     *file.Reader    // the reader when format is formatParquet
+	extra  func()          // releases what the reader holds beyond itself
+	err    error
+	closed bool
+
+	batches, rows int64 // read so far
+	// batchStart is the offset in the input where the current (or the
+	// failing) batch of a stream starts; damageAt is where reading failed
+	// in a stream, -1 if it did not or the offset is unknown.
+	batchStart, damageAt int64
+}
+
+// name is how messages call the input.
+func (in *input) name() string {
+	if in.path == "-" {
+		return "stdin"
 	}
-	in := &input{path: path, f: f, read: &countingFile{f: f}}
+	return in.path
+}
+
+// openInput opens path ("-" for stdin) and detects its format from its
+// first bytes. batchRows is the number of rows per batch read from a
+// Parquet file. Inputs that cannot seek (stdin, a pipe) are read as they
+// come when they hold a stream; an IPC file or a Parquet file, which need
+// random access, are read into memory first.
+func openInput(path string, stdin io.Reader, batchRows int) (_ *input, err error) {
+	in := &input{path: path, size: -1, damageAt: -1}
+	var src io.Reader
+	var ra readAtSeeker
+	if path == "-" {
+		if stdin == nil {
+			return nil, errors.New("no standard input")
+		}
+		src = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		in.f = f
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s is a directory", path)
+		}
+		if st.Mode().IsRegular() {
+			in.size, ra = st.Size(), f
+		}
+		src = f
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: reading the %s: %v", path, in.format, p)
+			err = fmt.Errorf("%s: reading the %s: %v", in.name(), in.format, p)
 		}
 		if err != nil {
 			in.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	br := bufio.NewReaderSize(src, 1<<20)
+	magic, err := br.Peek(8)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", in.name(), err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
+	if in.format, err = detect(magic, in.size); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.name(), err)
 	}
-	in.size = st.Size()
-	var magic [8]byte
-	n, err := io.ReadFull(f, magic[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, err
+	if ra == nil && (in.format == formatIPCFile || in.format == formatParquet) {
+		// These formats are read from their end: hold the input in memory.
+		b, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.name(), err)
+		}
+		ra = bytes.NewReader(b)
+		in.size = int64(len(b))
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
+	in.read = &countingReader{r: br}
+	// No body in the input can be larger than the input: a corrupted length
+	// must not make the IPC reader allocate more. For a pipe, whose size is
+	// unknown, the arrowpack limit holds.
+	limit := ipc.WithBodySizeLimit(codec.DefaultMaxBlockSize)
+	if in.size >= 0 {
+		limit = ipc.WithBodySizeLimit(max(in.size, 1))
 	}
-	if in.format, err = detect(magic[:n], in.size); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	// No body in the file can be larger than the file: a corrupted length
-	// must not make the IPC reader allocate more.
-	limit := ipc.WithBodySizeLimit(max(in.size, 1))
 	mem := memory.DefaultAllocator
 	switch in.format {
 	case formatIPCFile:
-		fr, err := ipc.NewFileReader(in.read, limit, ipc.WithAllocator(mem))
+		fr, err := ipc.NewFileReader(ra, limit, ipc.WithAllocator(mem))
 		if err != nil {
-			return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v", path, err)
+			return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v", in.name(), err)
 		}
-		in.r = &ipcFileReader{r: fr}
+		in.r, in.ipcf = &ipcFileReader{r: fr}, fr
 	case formatIPCStream:
-		r, err := ipc.NewReader(bufio.NewReaderSize(in.read, 1<<20), limit, ipc.WithAllocator(mem))
+		r, err := ipc.NewReader(in.read, limit, ipc.WithAllocator(mem))
 		if err != nil {
-			return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v", path, err)
+			return nil, fmt.Errorf("%s: the Arrow IPC stream's schema is unreadable: %v", in.name(), err)
 		}
 		in.r = r
 	case formatParquet:
-		pf, err := file.NewParquetReader(in.read)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not a readable Parquet file: %v", path, err)
+		if err := openParquet(in, ra, batchRows, mem); err != nil {
+			return nil, err
 		}
-		in.extra = func() { pf.Close() }
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading the Parquet schema: %v", path, err)
-		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading the Parquet file: %v", path, err)
-		}
-		in.r = rr
 	case formatArrowpack:
-		r, err := codec.NewReader(bufio.NewReaderSize(in.read, 1<<20))
+		r, err := codec.NewReader(in.read)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: the arrowpack stream's header or schema is unreadable: %s", in.name(), codecDetail(err))
 		}
 		in.r, in.apk = r, r
 	}
 	return in, nil
 }
 
-// detect tells the format of a file of size bytes from its first bytes.
+// openParquet opens the Parquet file in ra for in, with a message that
+// names the cause for what arrow-go cannot read: encryption, a codec it
+// lacks.
+func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator) error {
+	pf, err := file.NewParquetReader(ra)
+	if err != nil {
+		if strings.Contains(err.Error(), "encrypt") {
+			return fmt.Errorf("%s is an encrypted Parquet file: arrowpack has no keys to decrypt it (%v)", in.name(), err)
+		}
+		return fmt.Errorf("%s: not a readable Parquet file: %v", in.name(), err)
+	}
+	in.pq = pf
+	in.extra = func() { pf.Close() }
+	md := pf.MetaData()
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for c := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				return fmt.Errorf("%s: row group %d column %d: %v", in.name(), g, c, err)
+			}
+			col := cc.PathInSchema().String()
+			if cc.CryptoMetadata() != nil {
+				return fmt.Errorf("%s: column %s is encrypted: arrowpack has no keys to decrypt it", in.name(), col)
+			}
+			if _, err := compress.GetCodec(cc.Compression()); err != nil {
+				return fmt.Errorf("%s: column %s is compressed with %s, a Parquet codec arrow-go cannot decompress",
+					in.name(), col, cc.Compression())
+			}
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
+	if err != nil {
+		return fmt.Errorf("%s: reading the Parquet schema: %v", in.name(), err)
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return fmt.Errorf("%s: reading the Parquet file: %v", in.name(), err)
+	}
+	in.r = rr
+	return nil
+}
+
+// codecDetail returns the message of a codec error without the sentinel's
+// own words ("arrowpack: corrupt block: "), for errors that are not about a
+// block.
+func codecDetail(err error) string {
+	msg := err.Error()
+	for _, s := range []error{codec.ErrCorrupt, codec.ErrSchemaMismatch, codec.ErrUnsupported} {
+		if rest, ok := strings.CutPrefix(msg, s.Error()+": "); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
+// detect tells the format of an input of size bytes (-1 if unknown) from
+// its first bytes.
 func detect(magic []byte, size int64) (format, error) {
 	switch {
-	case size == 0:
-		return 0, errors.New("the file is empty")
+	case len(magic) == 0:
+		return 0, errors.New("the input is empty")
 	case bytes.HasPrefix(magic, ipc.Magic):
 		return formatIPCFile, nil
 	case bytes.HasPrefix(magic, []byte("PAR1")):
 		return formatParquet, nil
+	case bytes.HasPrefix(magic, []byte("PARE")):
+		return 0, errors.New("an encrypted Parquet file (encrypted footer): arrowpack has no keys to decrypt it")
 	case bytes.HasPrefix(magic, []byte("APKS")):
 		return formatArrowpack, nil
 	case bytes.HasPrefix(magic, []byte("APK1")):
@@ -166,7 +269,8 @@ func detect(magic []byte, size int64) (format, error) {
 	case len(magic) >= 4:
 		// An IPC stream in the format before 0.15 starts with the length
 		// of its first message.
-		if n := int32(binary.LittleEndian.Uint32(magic)); n > 0 && int64(n) < size {
+		n := int64(int32(binary.LittleEndian.Uint32(magic)))
+		if n > 0 && (size < 0 && n < 1<<30 || n < size) {
 			return formatIPCStream, nil
 		}
 	}
@@ -182,23 +286,34 @@ func (in *input) Next() (ok bool) {
 	if in.err != nil || in.closed {
 		return false
 	}
+	in.batchStart = in.read.n.Load()
 	defer func() {
 		if p := recover(); p != nil {
-			in.err = fmt.Errorf("%s: reading the %s: %v", in.path, in.format, p)
+			in.fail(fmt.Errorf("%s: reading the %s: %v", in.name(), in.format, p))
 			ok = false
 		}
 	}()
 	if in.r.Next() {
+		in.batches++
+		in.rows += in.r.RecordBatch().NumRows()
 		return true
 	}
 	if err := in.r.Err(); err != nil && err != io.EOF {
 		if in.format == formatArrowpack {
-			in.err = fmt.Errorf("%s: %w", in.path, err)
+			in.fail(fmt.Errorf("%s: %w", in.name(), err))
 		} else {
-			in.err = fmt.Errorf("%s: reading the %s: %w", in.path, in.format, err)
+			in.fail(fmt.Errorf("%s: reading the %s: %w", in.name(), in.format, err))
 		}
 	}
 	return false
+}
+
+// fail ends the reading with err, noting where a stream's damage starts.
+func (in *input) fail(err error) {
+	in.err = err
+	if in.format == formatArrowpack || in.format == formatIPCStream {
+		in.damageAt = in.batchStart
+	}
 }
 
 // RecordBatch returns the current batch, valid until the next call of Next.
@@ -207,9 +322,37 @@ func (in *input) RecordBatch() arrow.RecordBatch { return in.r.RecordBatch() }
 // Err returns the error that ended the reading, or nil.
 func (in *input) Err() error { return in.err }
 
-// Progress returns the bytes read so far and the size of the file.
-func (in *input) Progress() (done, total int64) {
-	return min(in.read.n.Load(), in.size), in.size
+// progress is how far the reading is: done of total units (total -1 when
+// unknown).
+type progress struct {
+	done, total int64
+	unit        string // "bytes", "rows" or "batches"
+}
+
+// Progress tells how far the reading is, in what the input can count
+// exactly: the rows of a Parquet file (from its footer), the batches of an
+// IPC file, the bytes of a stream.
+func (in *input) Progress() progress {
+	switch in.format {
+	case formatParquet:
+		return progress{in.rows, in.pq.NumRows(), "rows"}
+	case formatIPCFile:
+		return progress{in.batches, int64(in.ipcf.NumRecords()), "batches"}
+	}
+	done := in.read.n.Load()
+	if in.size >= 0 {
+		done = min(done, in.size)
+	}
+	return progress{done, in.size, "bytes"}
+}
+
+// bytesRead returns the bytes of the input read so far: all of a file read
+// with random access, what a stream reader consumed of a stream.
+func (in *input) bytesRead() int64 {
+	if in.format == formatParquet || in.format == formatIPCFile {
+		return in.size
+	}
+	return in.read.n.Load()
 }
 
 // Close releases the reader and closes the file.
@@ -227,31 +370,21 @@ func (in *input) Close() {
 			in.extra()
 		}
 	}()
-	in.f.Close()
+	if in.f != nil {
+		in.f.Close()
+	}
 }
 
-// countingFile counts the bytes read from a file, however they are read,
-// for a progress bar. Parquet and IPC file readers read with ReadAt and
-// Seek; stream readers with Read.
-type countingFile struct {
-	f *os.File
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
 	n atomic.Int64
 }
 
-func (c *countingFile) Read(p []byte) (int, error) {
-	n, err := c.f.Read(p)
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
-}
-
-func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.f.ReadAt(p, off)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
-	return c.f.Seek(offset, whence)
 }
 
 // ipcFileReader reads the batches of an Arrow IPC file in order.

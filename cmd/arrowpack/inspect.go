@@ -1,26 +1,81 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
-const inspectUsage = "arrowpack inspect FILE"
+const inspectUsage = "arrowpack inspect [-json] FILE"
 
-const inspectAbout = `Shows an arrowpack stream's schema, then its blocks, one a line: index,
-rows, stored size (header included), raw size (the body uncompressed),
-compression, the number of compressed chunks, whether the buffers were
-transformed before compression (offsets as lengths, byte transposition),
-and status: ok once the block's checksum matched and it decoded
-to a sound batch, or the error at the block where reading stopped. Then the
-totals. A stream that stops at a bad block ends with exit status 1.
+const inspectAbout = `Shows the format, size and schema of an arrowpack stream, an Arrow IPC
+stream or file, or a Parquet file ("-" reads standard input), then its
+blocks, one a line, then the totals. -json prints the same as one JSON
+object.
+
+The blocks are the batches of a stream or IPC file, each read and checked,
+and the row groups of a Parquet file, listed from its footer. For each:
+rows, stored bytes, raw bytes (uncompressed), compression; for arrowpack
+also the number of compressed chunks, whether the buffers were transformed
+before compression (offsets as lengths, byte transposition), and the status:
+ok once the block's checksum matched and it decoded to a sound batch, or
+"stopped" at the block where reading failed. A file that stops at a bad
+block ends with exit status 1 and the error on stderr.
 `
 
-func inspectFlags() *flag.FlagSet { return newFlagSet("inspect") }
+type inspectOptions struct {
+	json bool
+}
+
+func inspectFlags() (*flag.FlagSet, *inspectOptions) {
+	o := &inspectOptions{}
+	fs := newFlagSet("inspect")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	return fs, o
+}
+
+// inspectReport is what inspect prints, as text or JSON.
+type inspectReport struct {
+	File     string            `json:"file"`
+	Format   string            `json:"format"`
+	Size     int64             `json:"size"`
+	Fields   []fieldReport     `json:"fields"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+	Blocks   []blockReport     `json:"blocks"`
+	Rows     int64             `json:"rows"`
+	Stored   int64             `json:"stored_bytes"`
+	Raw      int64             `json:"raw_bytes"`
+	Error    string            `json:"error,omitempty"`
+}
+
+type fieldReport struct {
+	Name     string            `json:"name"`
+	Type     string            `json:"type"`
+	Nullable bool              `json:"nullable"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// blockReport describes a block; sizes are -1 where the format does not
+// tell them.
+type blockReport struct {
+	Index       int    `json:"index"`
+	Rows        int64  `json:"rows"`
+	Stored      int64  `json:"stored_bytes"`
+	Raw         int64  `json:"raw_bytes"`
+	Compression string `json:"compression,omitempty"`
+	Chunks      int    `json:"chunks,omitempty"`
+	Transformed bool   `json:"transformed,omitempty"`
+	Status      string `json:"status"`
+}
 
 func runInspect(e *env, args []string) error {
-	fs := inspectFlags()
+	fs, o := inspectFlags()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -28,45 +83,208 @@ func runInspect(e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one file, got %d argument(s)", len(pos))
 	}
-	path := pos[0]
-	in, err := openInput(path, defaultBatchRows)
+	in, err := openInput(pos[0], e.stdin, defaultBatchRows)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	if in.format != formatArrowpack {
-		return fmt.Errorf("%s is an %s, not an arrowpack stream ('arrowpack convert' makes one)", path, in.format)
+	rep := &inspectReport{File: in.name(), Format: in.format.String(), Fields: fieldReports(in.Schema()),
+		Metadata: metadataMap(in.Schema().Metadata())}
+	readErr := inspectBlocks(in, rep)
+	rep.Size = in.size
+	if in.size < 0 {
+		rep.Size = in.bytesRead()
 	}
-	fmt.Fprintf(e.stdout, "%s: arrowpack stream, %s\n%s\n\n", path, humanBytes(in.size), in.Schema())
+	for _, b := range rep.Blocks {
+		rep.Rows += b.Rows
+		rep.Stored += max(b.Stored, 0)
+		rep.Raw += max(b.Raw, 0)
+	}
+	if readErr != nil {
+		rep.Error = oneLine(readErr.Error())
+	}
+	if o.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printInspect(e.stdout, rep)
+	}
+	return readErr
+}
 
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "block\trows\tstored\traw\tcompression\tchunks\ttransformed\tstatus\t")
-	var blocks int
-	var rows, stored, raw int64
+// inspectBlocks fills rep.Blocks from in and returns the error that
+// stopped the reading, if any.
+func inspectBlocks(in *input, rep *inspectReport) error {
+	if in.format == formatParquet {
+		md := in.pq.MetaData()
+		for g := range md.NumRowGroups() {
+			rg := md.RowGroup(g)
+			b := blockReport{Index: g, Rows: rg.NumRows(), Stored: 0, Raw: 0, Status: "-"}
+			var codecs []string
+			for c := range rg.NumColumns() {
+				cc, err := rg.ColumnChunk(c)
+				if err != nil {
+					return fmt.Errorf("%s: row group %d column %d: %v", in.name(), g, c, err)
+				}
+				b.Stored += cc.TotalCompressedSize()
+				b.Raw += cc.TotalUncompressedSize()
+				if name := strings.ToLower(cc.Compression().String()); !slices.Contains(codecs, name) {
+					codecs = append(codecs, name)
+				}
+			}
+			b.Compression = strings.Join(codecs, ",")
+			rep.Blocks = append(rep.Blocks, b)
+		}
+		return nil
+	}
 	for in.Next() {
-		info := in.apk.BlockInfo()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%d\t%s\tok\t\n", blocks, info.Rows, info.Size, info.RawSize,
-			info.Compression, info.Chunks, yesNo(info.Transformed))
-		blocks++
-		rows += int64(info.Rows)
-		stored += int64(info.Size)
-		raw += int64(info.RawSize)
+		b := blockReport{Index: len(rep.Blocks), Rows: in.RecordBatch().NumRows(), Stored: -1, Raw: -1, Status: "ok"}
+		switch in.format {
+		case formatArrowpack:
+			info := in.apk.BlockInfo()
+			b.Stored, b.Raw = int64(info.Size), int64(info.RawSize)
+			b.Compression, b.Chunks, b.Transformed = info.Compression.String(), info.Chunks, info.Transformed
+		case formatIPCStream:
+			// The bytes of the messages this batch took (its
+			// dictionaries included).
+			b.Stored = in.read.n.Load() - in.batchStart
+		}
+		rep.Blocks = append(rep.Blocks, b)
 	}
-	readErr := in.Err()
-	if readErr != nil {
-		fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\tstopped\t\n", blocks)
-	}
-	tw.Flush()
-	ratio := ""
-	if raw > 0 {
-		ratio = fmt.Sprintf(" (stored/raw %.3f)", float64(stored)/float64(raw))
-	}
-	fmt.Fprintf(e.stdout, "\ntotal: %d blocks, %d rows, %d bytes stored, %d bytes raw%s\n", blocks, rows, stored, raw, ratio)
-	if readErr != nil {
-		fmt.Fprintf(e.stdout, "reading stopped at block %d: %s\n", blocks, oneLine(readErr.Error()))
-		return readErr
+	if err := in.Err(); err != nil {
+		rep.Blocks = append(rep.Blocks, blockReport{Index: len(rep.Blocks), Stored: -1, Raw: -1, Status: "stopped"})
+		return err
 	}
 	return nil
+}
+
+func fieldReports(s *arrow.Schema) []fieldReport {
+	var fr []fieldReport
+	for _, f := range s.Fields() {
+		fr = append(fr, fieldReport{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable, Metadata: metadataMap(f.Metadata)})
+	}
+	return fr
+}
+
+func metadataMap(md arrow.Metadata) map[string]string {
+	if md.Len() == 0 {
+		return nil
+	}
+	m := make(map[string]string, md.Len())
+	for i, k := range md.Keys() {
+		m[k] = md.Values()[i]
+	}
+	return m
+}
+
+// printInspect prints the report as text.
+func printInspect(w io.Writer, rep *inspectReport) {
+	fmt.Fprintf(w, "%s: %s, %s\n\n", rep.File, rep.Format, humanBytes(rep.Size))
+	printSchema(w, rep)
+	fmt.Fprintln(w)
+	unit := "block"
+	if rep.Format == formatParquet.String() {
+		unit = "row group"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.ReplaceAll(unit, " ", "_")+"\trows\tstored\traw\tcompression\tchunks\ttransformed\tstatus\t")
+	dash := func(n int64) string {
+		if n < 0 {
+			return "-"
+		}
+		return fmt.Sprint(n)
+	}
+	for _, b := range rep.Blocks {
+		if b.Status == "stopped" {
+			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\tstopped\t\n", b.Index)
+			continue
+		}
+		comp, chunks, xf := "-", "-", "-"
+		if b.Compression != "" {
+			comp = b.Compression
+		}
+		if rep.Format == formatArrowpack.String() {
+			chunks, xf = fmt.Sprint(b.Chunks), yesNo(b.Transformed)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Index, b.Rows, dash(b.Stored), dash(b.Raw), comp, chunks, xf, b.Status)
+	}
+	tw.Flush()
+	n := len(rep.Blocks)
+	if rep.Error != "" {
+		n--
+	}
+	ratio := ""
+	if rep.Raw > 0 && rep.Stored > 0 {
+		ratio = fmt.Sprintf(" (stored/raw %.3f)", float64(rep.Stored)/float64(rep.Raw))
+	}
+	fmt.Fprintf(w, "\ntotal: %s, %s", plural(n, unit, unit+"s"), plural(rep.Rows, "row", "rows"))
+	if rep.Stored > 0 {
+		fmt.Fprintf(w, ", %d bytes stored", rep.Stored)
+	}
+	if rep.Raw > 0 {
+		fmt.Fprintf(w, ", %d bytes raw%s", rep.Raw, ratio)
+	}
+	fmt.Fprintln(w)
+}
+
+// printSchema prints the fields one a line, their metadata indented under
+// them, then the schema's metadata.
+func printSchema(w io.Writer, rep *inspectReport) {
+	fmt.Fprintf(w, "schema: %s\n", plural(len(rep.Fields), "field", "fields"))
+	for _, f := range rep.Fields {
+		null := ""
+		if !f.Nullable {
+			null = " not null"
+		}
+		if inline := inlineMetadata(f.Metadata); inline != "" || len(f.Metadata) == 0 {
+			fmt.Fprintf(w, "  %s: %s%s%s\n", f.Name, f.Type, null, inline)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", f.Name, f.Type, null)
+		printMetadata(w, "    ", f.Metadata)
+	}
+	printMetadata(w, "  ", rep.Metadata)
+}
+
+// inlineMetadata returns short metadata as "  {k: v, k: v}" for the end
+// of a field's line, or "" if there is none or it is too long for that.
+func inlineMetadata(md map[string]string) string {
+	if len(md) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(md) {
+		parts = append(parts, k+": "+oneLine(md[k]))
+	}
+	s := "  {" + strings.Join(parts, ", ") + "}"
+	if len(s) > 60 {
+		return ""
+	}
+	return s
+}
+
+func sortedKeys(md map[string]string) []string {
+	keys := make([]string, 0, len(md))
+	for k := range md {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// printMetadata prints metadata one key a line under a "metadata:" line,
+// all at indent.
+func printMetadata(w io.Writer, indent string, md map[string]string) {
+	if len(md) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%smetadata:\n", indent)
+	for _, k := range sortedKeys(md) {
+		fmt.Fprintf(w, "%s  %s: %s\n", indent, k, oneLine(md[k]))
+	}
 }
 
 func yesNo(b bool) string {

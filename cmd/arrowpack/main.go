@@ -1,19 +1,19 @@
-// Command arrowpack measures arrowpack against Arrow IPC, converts Arrow IPC
-// and Parquet files to arrowpack streams and back, and inspects arrowpack
-// streams.
+// Command arrowpack converts record batches between arrowpack streams,
+// Arrow IPC streams and files, and Parquet files; prints their rows and
+// describes their blocks; and measures arrowpack against Arrow IPC.
 //
 // Usage:
 //
 //	arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D]
-//	arrowpack convert [-compression none|lz4|zstd] [-verify] IN OUT
-//	arrowpack inspect FILE
+//	arrowpack convert [-to FORMAT] [-f] [-compression none|lz4|zstd] [-verify] IN OUT
+//	arrowpack cat [-n N] [-json] FILE
+//	arrowpack head [-n N] [-json] FILE
+//	arrowpack inspect [-json] FILE
+//	arrowpack version
 //	arrowpack help [COMMAND]
 //
-// With no arguments it runs bench on its built-in batches: a TPC-H
-// lineitem-like batch first, then strings, wide numeric, nested and
-// dictionary batches, each encoded and decoded by arrowpack and by arrow-go's
-// IPC, uncompressed, with LZ4 and with zstd, and prints a table of the
-// results.
+// "-" as a file name means standard input or output. With no arguments it
+// runs bench on its built-in batches.
 //
 // Bad arguments end with exit status 2, failures (a file that cannot be
 // read, a corrupt block) with 1, always with a one-line message on stderr.
@@ -29,32 +29,50 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// env is what a command writes to: its output, its messages and progress,
-// and whether the messages go to a terminal (where a progress bar can
-// redraw itself).
+// env is what a command reads from and writes to: standard input, its
+// output, its messages and progress, and whether the messages go to a
+// terminal (where a progress bar can redraw itself).
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	tty            bool
 }
 
-// command is a subcommand: its name, a line of usage, a description and the
-// function that runs it.
+// command is a subcommand: its name, a line of usage, a line for the list
+// of commands, a description and the function that runs it.
 type command struct {
-	name, usage, about string
-	run                func(e *env, args []string) error
-	flags              func() *flag.FlagSet // the command's flags, for help
+	name, usage, short, about string
+	run                       func(e *env, args []string) error
+	flags                     func() *flag.FlagSet // the command's flags, for help
 }
 
 func commands() []command {
-	return []command{
-		{"bench", benchUsage, benchAbout, runBench, func() *flag.FlagSet { fs, _ := benchFlags(); return fs }},
-		{"convert", convertUsage, convertAbout, runConvert, func() *flag.FlagSet { fs, _ := convertFlags(); return fs }},
-		{"inspect", inspectUsage, inspectAbout, runInspect, inspectFlags},
+	cmds := []command{
+		{"bench", benchUsage, "measure arrowpack against Arrow IPC (the default)", benchAbout, runBench,
+			func() *flag.FlagSet { fs, _ := benchFlags(); return fs }},
+		{"convert", convertUsage, "convert between arrowpack, Arrow IPC and Parquet", convertAbout, runConvert,
+			func() *flag.FlagSet { fs, _ := convertFlags(); return fs }},
+		{"cat", catUsage, "print the rows of a file as a table or JSON lines", catAbout, runCat,
+			func() *flag.FlagSet { fs, _ := catFlags("cat"); return fs }},
+		{"head", headUsage, "print the first rows of a file (cat -n 10)", headAbout, runHead,
+			func() *flag.FlagSet { fs, _ := catFlags("head"); return fs }},
+		{"inspect", inspectUsage, "show a file's schema and blocks", inspectAbout, runInspect,
+			func() *flag.FlagSet { fs, _ := inspectFlags(); return fs }},
+		{"version", versionUsage, "print the versions and the kernels in use", versionAbout, runVersion,
+			func() *flag.FlagSet { return newFlagSet("version") }},
 	}
+	return append(cmds, registered...)
 }
+
+// registered are commands that files of their own add with register (the
+// Flight commands, say), listed after the built-in ones.
+var registered []command
+
+// register adds a command; call it from an init function.
+func register(c command) { registered = append(registered, c) }
 
 // extraCommands are commands the tests add.
 var extraCommands []command
@@ -68,22 +86,26 @@ func lookup(name string) (command, bool) {
 	return command{}, false
 }
 
-const mainUsage = `arrowpack encodes Arrow record batches as arrowpack blocks and compares them
-with Arrow IPC.
+// mainUsage returns the program's help: what it does and its commands, one
+// a line.
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`arrowpack converts record batches between arrowpack streams, Arrow IPC and
+Parquet, prints and inspects them, and measures arrowpack against Arrow IPC.
 
 Usage:
-  arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D]
-  arrowpack convert [-compression none|lz4|zstd] [-verify] [-progress] IN OUT
-  arrowpack inspect FILE
-  arrowpack help [COMMAND]
+  arrowpack COMMAND [FLAGS] [FILES]    ("-" is standard input or output)
+  arrowpack -version
 
 Commands:
-  bench     measure arrowpack against Arrow IPC (the default)
-  convert   Arrow IPC or Parquet to an arrowpack stream, and back to IPC
-  inspect   show an arrowpack stream's schema and blocks
-
-Run 'arrowpack help COMMAND' for a command's flags.
-`
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(&b, "  %-9s %s\n", "help", "show a command's usage and flags")
+	b.WriteString("\nRun 'arrowpack help COMMAND' for a command's flags.\n")
+	return b.String()
+}
 
 // usageError is a mistake in the arguments: exit status 2.
 type usageError struct{ msg string }
@@ -96,8 +118,8 @@ func usagef(format string, args ...any) error {
 
 // run runs the command line args (without the program name) and returns the
 // exit status: 0, 1 for a failure, 2 for bad arguments.
-func run(args []string, stdout, stderr io.Writer) (code int) {
-	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
 	name := "bench"
 	defer func() {
 		// The last resort: whatever went wrong, one line and no stack.
@@ -110,6 +132,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		switch a := args[0]; {
 		case a == "help" || a == "-h" || a == "-help" || a == "--help":
 			return help(e, args[1:])
+		case a == "-version" || a == "--version":
+			name, args = "version", args[1:]
 		case !strings.HasPrefix(a, "-"):
 			name, args = a, args[1:]
 		}
@@ -139,7 +163,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 // help prints the usage of the program or of one command.
 func help(e *env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(e.stdout, mainUsage)
+		fmt.Fprint(e.stdout, mainUsage())
 		return 0
 	}
 	cmd, ok := lookup(args[0])
@@ -151,9 +175,20 @@ func help(e *env, args []string) int {
 	return 0
 }
 
+// printCommandHelp prints a command's usage, description and flags (no
+// "Flags:" heading when it has none).
 func printCommandHelp(w io.Writer, cmd command) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s\nFlags:\n", cmd.usage, cmd.about)
+	fmt.Fprintf(w, "Usage: %s\n\n%s", cmd.usage, cmd.about)
+	if cmd.flags == nil {
+		return
+	}
 	fs := cmd.flags()
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFlags:")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -218,4 +253,21 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// plural returns "1 batch", "2 batches": n and the noun, in the plural
+// unless n is 1.
+func plural[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// withArticle returns s after "a" or "an" as its first letter sounds.
+func withArticle(s string) string {
+	if s != "" && strings.ContainsRune("aeioAEIO", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }

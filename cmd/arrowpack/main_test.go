@@ -28,7 +28,7 @@ import (
 func runCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := run(args, nil, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -98,7 +98,7 @@ func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bo
 // input code; the caller releases them.
 func readAll(t *testing.T, path string) (format, []arrow.RecordBatch) {
 	t.Helper()
-	in, err := openInput(path, defaultBatchRows)
+	in, err := openInput(path, nil, defaultBatchRows)
 	if err != nil {
 		t.Fatal(err)
 	}

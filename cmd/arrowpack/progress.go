@@ -35,9 +35,9 @@ func newProgressBar(w io.Writer, label string, show, tty bool) *progressBar {
 	return p
 }
 
-// update redraws the bar for done of total bytes, unless it was redrawn
-// less than 100 ms ago.
-func (p *progressBar) update(done, total int64) {
+// update redraws the bar for pr, unless it was redrawn less than 100 ms
+// ago.
+func (p *progressBar) update(pr progress) {
 	if p == nil {
 		return
 	}
@@ -46,29 +46,52 @@ func (p *progressBar) update(done, total int64) {
 	} else {
 		p.last = now
 	}
-	p.draw(done, total)
+	p.draw(pr)
 }
 
-func (p *progressBar) draw(done, total int64) {
+// count formats n of unit: bytes in KiB/MiB, rows and batches as numbers.
+func count(n int64, unit string) string {
+	if unit == "bytes" {
+		return humanBytes(n)
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}
+
+func (p *progressBar) draw(pr progress) {
+	if pr.total < 0 {
+		// A pipe: no total to go by.
+		fmt.Fprintf(p.w, "\r%s %s%s", p.label, count(pr.done, pr.unit), p.clear)
+		p.drawn = true
+		return
+	}
 	const width = 30
 	frac := 1.0
-	if total > 0 {
-		frac = min(float64(done)/float64(total), 1)
+	if pr.total > 0 {
+		frac = min(float64(pr.done)/float64(pr.total), 1)
 	}
 	filled := int(frac * width)
 	bar := strings.Repeat("=", filled)
 	if filled < width {
 		bar += ">" + strings.Repeat(" ", width-filled-1)
 	}
-	fmt.Fprintf(p.w, "\r%s [%s] %3.0f%%  %s / %s%s", p.label, bar, 100*frac, humanBytes(done), humanBytes(total), p.clear)
+	fmt.Fprintf(p.w, "\r%s [%s] %3.0f%%  %s / %s%s", p.label, bar, 100*frac,
+		strings.TrimSuffix(count(pr.done, pr.unit), " "+pr.unit), count(pr.total, pr.unit), p.clear)
 	p.drawn = true
 }
 
-// finish draws the bar at done of total and ends its line.
-func (p *progressBar) finish(done, total int64) {
+// finish draws the bar at pr and ends its line.
+func (p *progressBar) finish(pr progress) {
 	if p == nil {
 		return
 	}
-	p.draw(done, total)
+	p.draw(pr)
+	fmt.Fprintln(p.w)
+}
+
+// abandon ends the bar's line where it stopped, before an error message.
+func (p *progressBar) abandon() {
+	if p == nil || !p.drawn {
+		return
+	}
 	fmt.Fprintln(p.w)
 }
