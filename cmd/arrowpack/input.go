@@ -71,8 +71,8 @@ type readAtSeeker interface {
 type input struct {
 	path   string // as given; "-" for standard input
 	format format
-	size   int64         // bytes of the input; -1 while unknown (a pipe)
-	f      *os.File      // the file, nil for standard input
+	size   int64           // bytes of the input; -1 while unknown (a pipe)
+	f      *os.File        // the file, nil for standard input
 	read   *countingReader // counts the bytes a stream reader consumed
 	r      batchReader
 	apk    *codec.Reader   // the reader when format is formatArrowpack
