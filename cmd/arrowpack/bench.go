@@ -126,35 +126,6 @@ func runBench(e *env, args []string) (err error) {
 	if o.input != "" && o.shapes != "" {
 		return usagef("-input and -shapes do not go together")
 	}
-	if !o.quiet {
-		// Say at once what is coming: the default run takes a while.
-		what := "the built-in shapes"
-		if o.shapes != "" {
-			what = "shapes " + o.shapes
-		}
-		if o.input != "" {
-			what = "the batches of " + o.input
-		}
-		est := ""
-		if opts.Iterations == 0 {
-			cases := 1
-			switch {
-			case o.shapes != "":
-				cases = len(strings.Split(o.shapes, ","))
-			case o.input == "":
-				cases = len(shapeNames())
-			}
-			bt := opts.BenchTime
-			if bt == 0 {
-				bt = measure.DefaultBenchTime
-			}
-			// Four timings a case and compression, each run opts.Runs
-			// times, and some setup.
-			est = fmt.Sprintf(", about %.0f s", math.Ceil(float64(cases*len(comps)*4*opts.Runs)*bt.Seconds()*1.3))
-		}
-		fmt.Fprintf(e.stderr, "bench: measuring arrowpack and Arrow IPC on %s, %s (%s each, fastest of %s%s; -q for quiet)\n",
-			what, o.compression, opts.String(), plural(opts.Runs, "run", "runs"), est)
-	}
 	cases, err := benchCases(o, e.stdin)
 	if err != nil {
 		return err
@@ -173,6 +144,28 @@ func runBench(e *env, args []string) (err error) {
 		}()
 	}
 
+	if !o.quiet {
+		// Say at once what is coming: the default run takes a while.
+		what := "the built-in shapes"
+		if o.shapes != "" {
+			what = "shapes " + o.shapes
+		}
+		if o.input != "" {
+			what = "the batches of " + o.input
+		}
+		est := ""
+		if opts.Iterations == 0 {
+			bt := opts.BenchTime
+			if bt == 0 {
+				bt = measure.DefaultBenchTime
+			}
+			// Four timings a case and compression, each run opts.Runs
+			// times, and some setup.
+			est = fmt.Sprintf(", about %.0f s", math.Ceil(float64(len(cases)*len(comps)*4*opts.Runs)*bt.Seconds()*1.3))
+		}
+		fmt.Fprintf(e.stderr, "bench: measuring arrowpack and Arrow IPC on %s, %s (%s each, fastest of %s%s; -q for quiet)\n",
+			what, o.compression, opts.String(), plural(opts.Runs, "run", "runs"), est)
+	}
 	start := time.Now()
 	rep := &benchReport{
 		Machine:     measure.ThisMachine(),
@@ -460,8 +453,8 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 		for _, c := range d.Children() {
 			walk(c)
 		}
-		if dict := d.Dictionary(); dict != nil {
-			walk(dict)
+		if d.DataType().ID() == arrow.DICTIONARY {
+			walk(d.Dictionary())
 		}
 	}
 	for _, c := range rec.Columns() {

@@ -291,8 +291,8 @@ func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, er
 		return 0, fmt.Errorf("verify: %w", err)
 	}
 	defer out.Close()
-	if !sameFields(in.Schema(), out.Schema()) {
-		return 0, fmt.Errorf("verify: %s has schema %s, the input %s", outPath, out.Schema(), in.Schema())
+	if diff := fieldsDiff(in.Schema(), out.Schema()); diff != "" {
+		return 0, fmt.Errorf("verify: %s differs from the input: %s", outPath, diff)
 	}
 	bar := newProgressBar(e.stderr, "verify ", show, e.tty)
 	a, b := &rowCursor{in: in}, &rowCursor{in: out}
@@ -325,19 +325,24 @@ func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, er
 	}
 }
 
-// sameFields reports whether schemas a and b have fields of the same names,
-// types and nullability, in the same order (metadata aside).
-func sameFields(a, b *arrow.Schema) bool {
-	if a.NumFields() != b.NumFields() {
-		return false
+// fieldsDiff tells the first difference between the fields of schemas in
+// and out in names, types and nullability (metadata aside), or "" if none.
+func fieldsDiff(in, out *arrow.Schema) string {
+	if in.NumFields() != out.NumFields() {
+		return fmt.Sprintf("it has %s, the input %d", plural(out.NumFields(), "field", "fields"), in.NumFields())
 	}
-	for i := range a.NumFields() {
-		fa, fb := a.Field(i), b.Field(i)
-		if fa.Name != fb.Name || fa.Nullable != fb.Nullable || !arrow.TypeEqual(fa.Type, fb.Type) {
-			return false
+	for i := range in.NumFields() {
+		a, b := in.Field(i), out.Field(i)
+		switch {
+		case a.Name != b.Name:
+			return fmt.Sprintf("field %d is %q, in the input %q", i, b.Name, a.Name)
+		case !arrow.TypeEqual(a.Type, b.Type):
+			return fmt.Sprintf("field %s is %s, in the input %s", a.Name, b.Type, a.Type)
+		case a.Nullable != b.Nullable:
+			return fmt.Sprintf("field %s has nullable %v, in the input %v", a.Name, b.Nullable, a.Nullable)
 		}
 	}
-	return true
+	return ""
 }
 
 // rowCursor walks the rows of an input across its batches.

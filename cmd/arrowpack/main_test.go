@@ -482,8 +482,11 @@ func TestInspect(t *testing.T) {
 		t.Errorf("%d blocks ok, want 3:\n%s", n, out)
 	}
 
-	code, _, stderr = runCmd(t, "inspect", src)
-	checkFailure(t, code, stderr, 1, "not an arrowpack stream")
+	// inspect reads IPC streams too.
+	code, out, stderr = runCmd(t, "inspect", src)
+	if code != 0 || !strings.Contains(out, "Arrow IPC stream") || !strings.Contains(out, "total: 3 blocks, 700 rows") {
+		t.Errorf("inspect of an IPC stream: status %d, stderr %q\n%s", code, stderr, out)
+	}
 }
 
 // corruptCopy writes a copy of the file at src with one byte flipped at
@@ -519,6 +522,9 @@ func TestCorruptAndBadFiles(t *testing.T) {
 	if !strings.Contains(out, "total: 2 blocks") || !strings.Contains(out, "stopped") {
 		t.Errorf("inspect shows no stop at block 2:\n%s", out)
 	}
+	if strings.Contains(out, "corrupt") {
+		t.Errorf("inspect prints the error on stdout too:\n%s", out)
+	}
 
 	outPath := filepath.Join(dir, "out.arrows")
 	code, _, stderr = runCmd(t, "convert", bad, outPath)
@@ -550,9 +556,9 @@ func TestCorruptAndBadFiles(t *testing.T) {
 		want string
 	}{
 		{[]string{"inspect", trunc}, "corrupt"},
-		{[]string{"convert", trunc, filepath.Join(dir, "o1")}, "corrupt"},
-		{[]string{"convert", truncIPC, filepath.Join(dir, "o2")}, "Arrow IPC stream"},
-		{[]string{"convert", garbage, filepath.Join(dir, "o3")}, "not an Arrow IPC, Parquet or arrowpack file"},
+		{[]string{"convert", trunc, filepath.Join(dir, "o1.arrows")}, "corrupt"},
+		{[]string{"convert", truncIPC, filepath.Join(dir, "o2.apk")}, "Arrow IPC stream"},
+		{[]string{"convert", garbage, filepath.Join(dir, "o3.apk")}, "not an Arrow IPC, Parquet or arrowpack file"},
 		{[]string{"bench", "-input", garbage}, "not an Arrow IPC, Parquet or arrowpack file"},
 		{[]string{"inspect", empty}, "empty"},
 		{[]string{"inspect", dir}, "is a directory"},

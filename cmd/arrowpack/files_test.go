@@ -1,0 +1,455 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+)
+
+// runWith runs the command line in-process with stdin, returning its exit
+// status, stdout and stderr.
+func runWith(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, stdin, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// checkIntact checks that the file at path still holds want, and that dir
+// holds nothing but the files named in keep (no temporary file left).
+func checkIntact(t *testing.T, path string, want []byte, dir string, keep ...string) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the target is gone: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the target changed: %d bytes, want %d", len(got), len(want))
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != strings.Join(keep, " ") {
+		t.Errorf("the directory holds %v, want %v", names, keep)
+	}
+}
+
+// TestConvertNeverLosesTheTarget: a failed conversion and a refused
+// overwrite leave an existing output as it was, and leave no temporary
+// file behind; -f replaces it.
+func TestConvertNeverLosesTheTarget(t *testing.T) {
+	src := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	good := filepath.Join(src, "in.arrows")
+	writeIPC(t, good, recs, false)
+	whole, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(src, "trunc.arrows")
+	if err := os.WriteFile(trunc, whole[:len(whole)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	target := filepath.Join(dir, "precious.apk")
+	precious := []byte("the only copy of something that matters\n")
+	if err := os.WriteFile(target, precious, 0o640); err != nil {
+		t.Fatal(err)
+	}
+
+	// A truncated input, even with -f: the conversion fails part way.
+	code, _, stderr := runCmd(t, "convert", "-f", trunc, target)
+	checkFailure(t, code, stderr, 1, "Arrow IPC stream")
+	checkIntact(t, target, precious, dir, "precious.apk")
+
+	// A good input without -f: refused before anything is written.
+	code, out, stderr := runCmd(t, "convert", good, target)
+	checkFailure(t, code, stderr, 1, "exists: give -f to replace it")
+	if out != "" {
+		t.Errorf("stdout %q", out)
+	}
+	checkIntact(t, target, precious, dir, "precious.apk")
+
+	// A writer that cannot hold the schema (Parquet and a union) fails
+	// after the temporary file was made: gone too.
+	mem := memory.NewGoAllocator()
+	union := randbatch.Batch(mem, randRand(1), arrow.NewSchema([]arrow.Field{
+		{Name: "u", Type: arrow.SparseUnionOf([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}, []arrow.UnionTypeCode{0}), Nullable: true}}, nil),
+		10, randbatch.Options{})
+	defer union.Release()
+	unionSrc := filepath.Join(src, "union.arrows")
+	writeIPC(t, unionSrc, []arrow.RecordBatch{union}, false)
+	pqTarget := filepath.Join(dir, "precious.parquet")
+	if err := os.WriteFile(pqTarget, precious, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCmd(t, "convert", "-f", unionSrc, pqTarget)
+	checkFailure(t, code, stderr, 1, "Parquet cannot hold")
+	checkIntact(t, pqTarget, precious, dir, "precious.apk", "precious.parquet")
+
+	// With -f a good conversion replaces the target, keeping its mode.
+	code, out, stderr = runCmd(t, "convert", "-force", good, target)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "-> "+target+" (arrowpack stream") {
+		t.Errorf("output %q", out)
+	}
+	_, got := readAll(t, target)
+	defer release(got)
+	checkSameBatches(t, got, recs)
+	if st, err := os.Stat(target); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm() != 0o640) {
+		t.Errorf("mode after -f: %v %v, want 0640", st.Mode(), err)
+	}
+	if names := dirNames(t, dir); len(names) != 2 {
+		t.Errorf("the directory holds %v", names)
+	}
+}
+
+// TestConvertOutputFormat: the output's format is the one -to names or
+// else the one its extension stands for, whatever the input, and the
+// summary names it.
+func TestConvertOutputFormat(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	src := filepath.Join(dir, "in.apk")
+	ipcSrc := filepath.Join(dir, "in.arrows")
+	writeIPC(t, ipcSrc, recs, false)
+	if code, _, stderr := runCmd(t, "convert", ipcSrc, src); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, tc := range []struct {
+		to, name string
+		want     format
+	}{
+		{"", "a.apk", formatArrowpack}, // arrowpack in, arrowpack out
+		{"", "b.apks", formatArrowpack},
+		{"", "c.arrows", formatIPCStream},
+		{"", "d.stream", formatIPCStream},
+		{"", "e.arrow", formatIPCFile},
+		{"", "f.feather", formatIPCFile},
+		{"", "g.parquet", formatParquet},
+		{"parquet", "h.arrow", formatParquet}, // -to wins over the extension
+		{"ipc-file", "i.data", formatIPCFile},
+		{"ipc", "j", formatIPCStream},
+		{"arrowpack", "k.bin", formatArrowpack},
+	} {
+		out := filepath.Join(dir, tc.name)
+		args := []string{"convert", "-verify"}
+		if tc.to != "" {
+			args = append(args, "-to", tc.to)
+		}
+		code, stdout, stderr := runCmd(t, append(args, src, out)...)
+		if code != 0 {
+			t.Errorf("%s: status %d: %s", tc.name, code, stderr)
+			continue
+		}
+		if !strings.Contains(stdout, "("+tc.want.String()+", none)") || !strings.Contains(stdout, "verified") {
+			t.Errorf("%s: the summary does not say %s: %q", tc.name, tc.want, stdout)
+		}
+		f, got := readAll(t, out)
+		if f != tc.want {
+			t.Errorf("%s is a %s, want a %s", tc.name, f, tc.want)
+		}
+		var rows int64
+		for _, r := range got {
+			rows += r.NumRows()
+		}
+		release(got)
+		if rows != 700 {
+			t.Errorf("%s holds %d rows, want 700", tc.name, rows)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", src, filepath.Join(dir, "x.weird")}, "give -to"},
+		{[]string{"convert", "-to", "csv", src, filepath.Join(dir, "x.apk")}, `unknown output format "csv"`},
+		{[]string{"convert", src, "-"}, "-to"},
+		{[]string{"convert", "-verify", "-to", "ipc", src, "-"}, "-verify"},
+		{[]string{"convert", "-level", "99", src, filepath.Join(dir, "y.apk")}, "-level"},
+		{[]string{"convert", "-concurrency", "0", src, filepath.Join(dir, "y.apk")}, "-concurrency"},
+	} {
+		code, _, stderr := runCmd(t, tc.args...)
+		checkFailure(t, code, stderr, 2, tc.want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.weird")); err == nil {
+		t.Error("a refused conversion made its output")
+	}
+}
+
+// TestConvertProgressReachesTheEnd: the progress bar ends at 100%, counting
+// rows for Parquet, batches for IPC files and bytes for streams, and the
+// final count is the whole input.
+func TestConvertProgressReachesTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	mem := memory.NewGoAllocator()
+	rec := randbatch.Lineitem(mem, 1000)
+	defer rec.Release()
+	pq := filepath.Join(dir, "in.parquet")
+	writeParquet(t, pq, rec)
+	recs := testBatches(t)
+	defer release(recs)
+	ipcFile := filepath.Join(dir, "in.arrow")
+	writeIPC(t, ipcFile, recs, true)
+	stream := filepath.Join(dir, "in.arrows")
+	writeIPC(t, stream, recs, false)
+	st, err := os.Stat(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in, out, want string
+	}{
+		{pq, "a.apk", "1000 / 1000 rows"},
+		{ipcFile, "b.apk", "3 / 3 batches"},
+		{stream, "c.apk", " / " + humanBytes(st.Size())},
+	} {
+		code, _, stderr := runCmd(t, "convert", "-progress", "-batch-rows", "300", tc.in, filepath.Join(dir, tc.out))
+		if code != 0 {
+			t.Fatalf("%s: status %d: %s", tc.in, code, stderr)
+		}
+		lines := strings.Split(strings.TrimRight(stderr, "\n"), "\r")
+		last := lines[len(lines)-1]
+		if !strings.Contains(last, "100%") || !strings.Contains(last, tc.want) {
+			t.Errorf("%s: the bar ends at %q, want 100%% and %q", tc.in, last, tc.want)
+		}
+		if tc.in == stream && !strings.Contains(last, humanBytes(st.Size())+" / ") {
+			t.Errorf("%s: the bar ends at %q, short of the stream's %s", tc.in, last, humanBytes(st.Size()))
+		}
+	}
+}
+
+// TestPipes: "-" reads stdin and writes stdout, through real pipes, for
+// convert, cat, head, inspect and bench; random-access formats (Parquet,
+// IPC file) on stdin work too.
+func TestPipes(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	stream := filepath.Join(dir, "in.arrows")
+	writeIPC(t, stream, recs, false)
+	pq := filepath.Join(dir, "in.parquet")
+	writeParquet(t, pq, recs[2])
+
+	// pipeRun feeds the file at in to the command through an os.Pipe and
+	// collects its stdout from another.
+	pipeRun := func(in string, args ...string) (int, []byte, string) {
+		t.Helper()
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			inW.Write(data)
+			inW.Close()
+		}()
+		got := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(outR)
+			got <- b
+		}()
+		var errOut bytes.Buffer
+		code := run(args, inR, outW, &errOut)
+		outW.Close()
+		inR.Close()
+		return code, <-got, errOut.String()
+	}
+
+	// IPC stream on stdin to an arrowpack stream on stdout, and back.
+	code, apk, stderr := pipeRun(stream, "convert", "-to", "arrowpack", "-compression", "lz4", "-", "-")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "stdin (Arrow IPC stream) -> stdout (arrowpack stream, lz4): 3 batches, 700 rows") {
+		t.Errorf("the summary on stderr: %q", stderr)
+	}
+	apkPath := filepath.Join(dir, "piped.apk")
+	if err := os.WriteFile(apkPath, apk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, got := readAll(t, apkPath)
+	if f != formatArrowpack {
+		t.Errorf("stdout holds a %s", f)
+	}
+	checkSameBatches(t, got, recs)
+	release(got)
+
+	code, back, stderr := pipeRun(apkPath, "convert", "-to", "ipc", "-", "-")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	backPath := filepath.Join(dir, "back.arrows")
+	os.WriteFile(backPath, back, 0o644)
+	_, got = readAll(t, backPath)
+	checkSameBatches(t, got, recs)
+	release(got)
+
+	// inspect, cat and head of a pipe.
+	code, out, stderr := pipeRun(apkPath, "inspect", "-")
+	if code != 0 || !strings.Contains(string(out), "stdin: arrowpack stream") || !strings.Contains(string(out), "total: 3 blocks, 700 rows") {
+		t.Errorf("inspect -: status %d, stderr %q\n%s", code, stderr, out)
+	}
+	code, out, stderr = pipeRun(apkPath, "head", "-n", "3", "-json", "-")
+	if code != 0 || strings.Count(string(out), "\n") != 3 {
+		t.Errorf("head -: status %d, stderr %q\n%s", code, stderr, out)
+	}
+	// Parquet on stdin is read into memory first.
+	code, out, stderr = pipeRun(pq, "cat", "-json", "-")
+	if code != 0 || strings.Count(string(out), "\n") != 399 {
+		t.Errorf("cat - of Parquet: status %d, %d lines, stderr %q", code, strings.Count(string(out), "\n"), stderr)
+	}
+	code, out, stderr = pipeRun(pq, "bench", "-input", "-", "-benchtime", "1x", "-runs", "1", "-compression", "none", "-json", "-q")
+	var rep benchReport
+	if code != 0 || json.Unmarshal(out, &rep) != nil || len(rep.Results) != 1 || rep.Results[0].Rows != 399 {
+		t.Errorf("bench -input -: status %d, stderr %q\n%s", code, stderr, out)
+	}
+	// A truncated stream on stdin fails with its cause.
+	short := filepath.Join(dir, "short.apk")
+	os.WriteFile(short, apk[:40], 0o644)
+	code, _, stderr = pipeRun(short, "inspect", "-")
+	checkFailure(t, code, stderr, 1, "header or schema")
+}
+
+// TestSalvage: -salvage keeps the blocks before the damage, writes a whole
+// stream of them, says how many rows it kept and where the damage starts,
+// and exits 1.
+func TestSalvage(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	src := filepath.Join(dir, "in.arrows")
+	writeIPC(t, src, recs, false)
+	apk := filepath.Join(dir, "in.apk")
+	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
+		t.Fatal(stderr)
+	}
+	bad := filepath.Join(dir, "bad.apk")
+	corruptCopy(t, apk, bad, 100) // in the last block
+
+	// Where the last block's frame starts: the offset of the damage.
+	r, err := openInput(apk, nil, defaultBatchRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lastStart int64
+	for r.Next() {
+		lastStart = r.batchStart
+	}
+	r.Close()
+
+	out := filepath.Join(dir, "saved.apk")
+	code, stdout, stderr := runCmd(t, "convert", "-salvage", bad, out)
+	checkFailure(t, code, stderr, 1, "salvaged 301 rows")
+	want := "salvaged 2 batches and 301 rows from " + bad + "; the damage starts at byte " + itoa(lastStart) + " (batch 2)"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("stdout %q does not say %q", stdout, want)
+	}
+	_, got := readAll(t, out)
+	defer release(got)
+	checkSameBatches(t, got, recs[:2])
+
+	// Without -salvage the same input leaves nothing.
+	out2 := filepath.Join(dir, "not.apk")
+	code, _, stderr = runCmd(t, "convert", bad, out2)
+	checkFailure(t, code, stderr, 1, "corrupt")
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("a failed convert left its output")
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"-version"}, {"--version"}} {
+		code, out, stderr := runCmd(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "arrowpack ") || !strings.Contains(out, runtime.Version()) ||
+			!strings.Contains(out, "kernels "+arrowpack.Implementation()) {
+			t.Errorf("%v: status %d, stderr %q, output %q", args, code, stderr, out)
+		}
+	}
+	code, _, stderr := runCmd(t, "version", "extra")
+	checkFailure(t, code, stderr, 2, "unexpected argument")
+}
+
+// TestHelpListsEveryCommand: arrowpack -h lists every command, one line
+// each; a command without flags shows no "Flags:" heading.
+func TestHelpListsEveryCommand(t *testing.T) {
+	_, out, _ := runCmd(t, "-h")
+	for _, c := range commands() {
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == c.name {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s is on %d lines of the help:\n%s", c.name, n, out)
+		}
+	}
+	code, out, _ := runCmd(t, "version", "-h")
+	if code != 0 || !strings.Contains(out, "Usage: arrowpack version") || strings.Contains(out, "Flags:") {
+		t.Errorf("version -h: %d %q", code, out)
+	}
+}
+
+// TestMessages: counts agree with their nouns, articles with theirs.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	src := filepath.Join(dir, "one.arrows")
+	writeIPC(t, src, recs[1:2], false)
+	code, out, stderr := runCmd(t, "convert", src, filepath.Join(dir, "one.apk"))
+	if code != 0 || !strings.Contains(out, ": 1 batch, 1 row,") {
+		t.Errorf("status %d, %q %q", code, out, stderr)
+	}
+	if plural(1, "run", "runs") != "1 run" || plural(int64(2), "row", "rows") != "2 rows" ||
+		withArticle("Parquet file") != "a Parquet file" || withArticle("Arrow IPC file") != "an Arrow IPC file" {
+		t.Error("plural or withArticle")
+	}
+	// An encrypted Parquet file (its magic says so) is named as such.
+	enc := filepath.Join(dir, "secret.parquet")
+	os.WriteFile(enc, []byte("PARE\x00\x00\x00\x00 and then ciphertext PARE"), 0o644)
+	code, _, stderr = runCmd(t, "cat", enc)
+	checkFailure(t, code, stderr, 1, "encrypted Parquet")
+}
+
+func randRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
