@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
@@ -441,9 +443,12 @@ func TestMessages(t *testing.T) {
 	if code != 0 || !strings.Contains(out, ": 1 batch, 1 row,") {
 		t.Errorf("status %d, %q %q", code, out, stderr)
 	}
-	if plural(1, "run", "runs") != "1 run" || plural(int64(2), "row", "rows") != "2 rows" ||
-		withArticle("Parquet file") != "a Parquet file" || withArticle("Arrow IPC file") != "an Arrow IPC file" {
-		t.Error("plural or withArticle")
+	if plural(1, "run", "runs") != "1 run" || plural(int64(2), "row", "rows") != "2 rows" {
+		t.Error("plural")
+	}
+	code, out, _ = runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "none", "-benchtime", "1x", "-runs", "1", "-q")
+	if code != 0 || !strings.Contains(out, "the fastest of 1 run of 1x") {
+		t.Errorf("bench -runs 1: status %d:\n%s", code, out)
 	}
 	// An encrypted Parquet file (its magic says so) is named as such.
 	enc := filepath.Join(dir, "secret.parquet")
@@ -453,3 +458,102 @@ func TestMessages(t *testing.T) {
 }
 
 func randRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+// TestConvertLevelAndConcurrency: -level and -concurrency reach the
+// writer (a higher zstd level makes a smaller file; -concurrency 2 splits
+// a large block into chunks), and the summary tells time and throughput.
+func TestConvertLevelAndConcurrency(t *testing.T) {
+	dir := t.TempDir()
+	mem := memory.NewGoAllocator()
+	rec := randbatch.Lineitem(mem, 8192)
+	defer rec.Release()
+	src := filepath.Join(dir, "in.arrows")
+	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
+	size := map[string]int64{}
+	for _, level := range []string{"1", "19"} {
+		out := filepath.Join(dir, "l"+level+".apk")
+		code, stdout, stderr := runCmd(t, "convert", "-compression", "zstd", "-level", level, "-concurrency", "2", "-verify", src, out)
+		if code != 0 {
+			t.Fatalf("status %d: %s", code, stderr)
+		}
+		if !regexp.MustCompile(`: 1 batch, 8192 rows, [0-9.]+ [KM]iB -> [0-9.]+ [KM]iB in [0-9.]+ s \([0-9.]+ [KMG]?i?B/s\)`).MatchString(stdout) {
+			t.Errorf("the summary tells no time and throughput: %q", stdout)
+		}
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size[level] = st.Size()
+		code, stdout, stderr = runCmd(t, "inspect", "-json", out)
+		var rep inspectReport
+		if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Blocks) != 1 {
+			t.Fatalf("inspect -json: status %d, %s\n%s", code, stderr, stdout)
+		}
+		if b := rep.Blocks[0]; b.Chunks < 2 || b.Compression != "zstd" || b.Rows != 8192 || b.Status != "ok" {
+			t.Errorf("level %s: block %+v, want zstd in 2 chunks or more", level, b)
+		}
+	}
+	if size["19"] >= size["1"] {
+		t.Errorf("zstd level 19 makes %d bytes, level 1 %d: -level does not reach the writer", size["19"], size["1"])
+	}
+}
+
+// TestInspectEveryFormat: inspect reads IPC streams and files, Parquet and
+// arrowpack, as text and JSON, schema and metadata included.
+func TestInspectEveryFormat(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	md := arrow.NewMetadata([]string{"origin", "note"}, []string{"test", "line one\nline two"})
+	fields := recs[0].Schema().Fields()
+	fields[0].Metadata = arrow.NewMetadata([]string{"unit"}, []string{"key"})
+	schema := arrow.NewSchema(fields, &md)
+	var withMD []arrow.RecordBatch
+	for _, r := range recs {
+		withMD = append(withMD, array.NewRecordBatch(schema, r.Columns(), r.NumRows()))
+	}
+	defer release(withMD)
+	stream := filepath.Join(dir, "in.arrows")
+	writeIPC(t, stream, withMD, false)
+	for _, tc := range []struct {
+		name, format string
+		blocks       int
+	}{
+		{"in.arrows", "Arrow IPC stream", 3},
+		{"in.arrow", "Arrow IPC file", 3},
+		{"in.parquet", "Parquet file", 3}, // a row group a batch
+		{"in.apk", "arrowpack stream", 3},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if path != stream {
+			if code, _, stderr := runCmd(t, "convert", "-compression", "lz4", stream, path); code != 0 {
+				t.Fatal(stderr)
+			}
+		}
+		code, out, stderr := runCmd(t, "inspect", path)
+		if code != 0 {
+			t.Fatalf("%s: status %d: %s", tc.name, code, stderr)
+		}
+		if !regexp.MustCompile(`\n  l_orderkey: int64 not null  \{.*unit: key\}\n`).MatchString(out) {
+			t.Errorf("%s: no field metadata on l_orderkey's line:\n%s", tc.name, out)
+		}
+		for _, w := range []string{path + ": " + tc.format, "schema: 16 fields",
+			"  metadata:\n    note: line one; line two\n    origin: test\n", "700 rows"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: inspect does not say %q:\n%s", tc.name, w, out)
+			}
+		}
+		code, out, stderr = runCmd(t, "inspect", "-json", path)
+		var rep inspectReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("%s: status %d, %v: %s", tc.name, code, err, stderr)
+		}
+		if rep.Format != tc.format || len(rep.Blocks) != tc.blocks || rep.Rows != 700 || len(rep.Fields) != 16 ||
+			rep.Metadata["origin"] != "test" || rep.Fields[0].Metadata["unit"] != "key" || rep.Error != "" {
+			t.Errorf("%s: %+v", tc.name, rep)
+		}
+		if tc.format == "Parquet file" && (rep.Blocks[0].Compression != "lz4_raw" || rep.Blocks[0].Stored <= 0) {
+			t.Errorf("%s: row group %+v", tc.name, rep.Blocks[0])
+		}
+	}
+}

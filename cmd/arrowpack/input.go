@@ -232,7 +232,47 @@ func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator
 		return fmt.Errorf("%s: reading the Parquet file: %v", in.name(), err)
 	}
 	in.r = rr
+	// The record reader's schema lacks the file's key-value metadata;
+	// the file reader's has it.
+	if full, err := fr.Schema(); err == nil && full.Metadata().Len() > 0 && fieldsDiff(full, rr.Schema()) == "" {
+		in.r = &withSchema{batchReader: rr, schema: arrow.NewSchema(rr.Schema().Fields(), ptr(full.Metadata()))}
+	}
 	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// withSchema gives the batches of a reader another schema of the same
+// fields (with metadata the reader's lacks).
+type withSchema struct {
+	batchReader
+	schema *arrow.Schema
+	rec    arrow.RecordBatch
+}
+
+func (w *withSchema) Schema() *arrow.Schema { return w.schema }
+
+func (w *withSchema) Next() bool {
+	if w.rec != nil {
+		w.rec.Release()
+		w.rec = nil
+	}
+	if !w.batchReader.Next() {
+		return false
+	}
+	r := w.batchReader.RecordBatch()
+	w.rec = array.NewRecordBatch(w.schema, r.Columns(), r.NumRows())
+	return true
+}
+
+func (w *withSchema) RecordBatch() arrow.RecordBatch { return w.rec }
+
+func (w *withSchema) Release() {
+	if w.rec != nil {
+		w.rec.Release()
+		w.rec = nil
+	}
+	w.batchReader.Release()
 }
 
 // codecDetail returns the message of a codec error without the sentinel's

@@ -263,11 +263,3 @@ func plural[N int | int64](n N, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-// withArticle returns s after "a" or "an" as its first letter sounds.
-func withArticle(s string) string {
-	if s != "" && strings.ContainsRune("aeioAEIO", rune(s[0])) {
-		return "an " + s
-	}
-	return "a " + s
-}

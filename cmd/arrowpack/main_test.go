@@ -631,4 +631,31 @@ func TestExec(t *testing.T) {
 	if code, out, _ := exe("-h"); code != 0 || !strings.Contains(out, "Usage:") {
 		t.Errorf("-h: status %d, %q", code, out)
 	}
+	if code, out, _ := exe("-version"); code != 0 || !strings.Contains(out, "kernels "+arrowpack.Implementation()) {
+		t.Errorf("-version: status %d, %q", code, out)
+	}
+	// The real stdin and stdout: arrowpack < in.apks convert -to ipc - - | inspect -
+	f, err := os.Open(apk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	conv := exec.Command(bin, "convert", "-to", "ipc", "-", "-")
+	conv.Stdin = f
+	insp := exec.Command(bin, "inspect", "-")
+	if insp.Stdin, err = conv.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	var convErr, inspOut bytes.Buffer
+	conv.Stderr, insp.Stdout = &convErr, &inspOut
+	if err := insp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conv.Run(); err != nil {
+		t.Fatalf("convert - -: %v: %s", err, convErr.String())
+	}
+	if err := insp.Wait(); err != nil || !strings.Contains(inspOut.String(), "stdin: Arrow IPC stream") ||
+		!strings.Contains(inspOut.String(), "700 rows") {
+		t.Errorf("inspect -: %v\n%s", err, inspOut.String())
+	}
 }
