@@ -118,6 +118,9 @@ func runConvert(e *env, args []string) error {
 	if inPath != "-" && same(inPath, outPath) {
 		return usagef("the output %s is the input", outPath)
 	}
+	if outPath == "-" && isTerminal(e.stdout) {
+		return usagef("will not write a binary %s to a terminal: redirect stdout or name a file", outFormat)
+	}
 	if o.verify && (inPath == "-" || outPath == "-") {
 		return usagef("-verify reads the input and the output again: it needs files, not stdin or stdout")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -15,6 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -556,4 +560,49 @@ func TestInspectEveryFormat(t *testing.T) {
 			t.Errorf("%s: row group %+v", tc.name, rep.Blocks[0])
 		}
 	}
+}
+
+// TestParquetCodecArrowGoLacks: a Parquet file whose column chunks say LZO
+// (patched into the footer of a GZIP file: the codec is a field of each
+// column chunk's metadata) gets a message naming the codec and the column.
+func TestParquetCodecArrowGoLacks(t *testing.T) {
+	dir := t.TempDir()
+	mem := memory.NewGoAllocator()
+	b := array.NewInt64Builder(mem)
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	col := b.NewArray()
+	b.Release()
+	defer col.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, 3)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip)),
+		pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	footer := data[len(data)-8-footerLen : len(data)-8]
+	// Thrift compact, in the column chunk's metadata: field 3, the path in
+	// the schema, a list of one string (0x19 0x18, length 1, "x"); then
+	// field 4, the codec, an i32 (0x15) zigzag-encoded: GZIP 2 -> 0x04,
+	// LZO 3 -> 0x06.
+	codecAt := []byte{0x19, 0x18, 0x01, 'x', 0x15, 0x04}
+	if n := bytes.Count(footer, codecAt); n != 1 {
+		t.Fatalf("the footer holds the path-then-codec bytes %d times, want once", n)
+	}
+	footer[bytes.Index(footer, codecAt)+len(codecAt)-1] = 0x06
+	path := filepath.Join(dir, "lzo.parquet")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "cat", path)
+	checkFailure(t, code, stderr, 1, "column x is compressed with LZO, a Parquet codec arrow-go cannot decompress")
 }
