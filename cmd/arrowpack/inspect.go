@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -230,11 +231,18 @@ func printInspect(w io.Writer, rep *inspectReport) {
 	fmt.Fprintln(w)
 }
 
-// printSchema prints the fields one a line, their metadata indented under
-// them, then the schema's metadata.
+// printSchema prints the fields one a line, their metadata at the end of
+// the line or indented under them, then the schema's metadata. The
+// PARQUET:field_id of -1 that pqarrow gives fields without an id is left
+// out (-json shows it).
 func printSchema(w io.Writer, rep *inspectReport) {
 	fmt.Fprintf(w, "schema: %s\n", plural(len(rep.Fields), "field", "fields"))
 	for _, f := range rep.Fields {
+		if f.Metadata["PARQUET:field_id"] == "-1" {
+			// pqarrow's mark for "no field id": noise on every line.
+			f.Metadata = maps.Clone(f.Metadata)
+			delete(f.Metadata, "PARQUET:field_id")
+		}
 		null := ""
 		if !f.Nullable {
 			null = " not null"
