@@ -606,3 +606,40 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 	code, _, stderr := runCmd(t, "cat", path)
 	checkFailure(t, code, stderr, 1, "column x is compressed with LZO, a Parquet codec arrow-go cannot decompress")
 }
+
+// TestInspectDamagedParquet: inspect reads each row group of a Parquet
+// file; one whose page header is damaged is where it stops, exit 1.
+func TestInspectDamagedParquet(t *testing.T) {
+	dir := t.TempDir()
+	recs := testBatches(t)
+	defer release(recs)
+	stream := filepath.Join(dir, "in.arrows")
+	writeIPC(t, stream, recs, false)
+	pq := filepath.Join(dir, "in.parquet")
+	if code, _, stderr := runCmd(t, "convert", stream, pq); code != 0 {
+		t.Fatal(stderr)
+	}
+	in, err := openInput(pq, nil, defaultBatchRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := in.pq.MetaData().RowGroup(2).ColumnChunk(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := cc.DataPageOffset()
+	in.Close()
+	data, err := os.ReadFile(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data[off:], bytes.Repeat([]byte{0xff}, 16)) // the page header of row group 2's first column
+	bad := filepath.Join(dir, "bad.parquet")
+	os.WriteFile(bad, data, 0o644)
+
+	code, out, stderr := runCmd(t, "inspect", bad)
+	checkFailure(t, code, stderr, 1, "row group 2")
+	if n := strings.Count(out, " ok"); n != 2 || !strings.Contains(out, "stopped") || !strings.Contains(out, "total: 2 row groups, 301 rows") {
+		t.Errorf("%d row groups ok, want 2 and a stop:\n%s", n, out)
+	}
+}

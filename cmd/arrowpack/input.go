@@ -78,6 +78,7 @@ type input struct {
 	apk    *codec.Reader   // the reader when format is formatArrowpack
 	ipcf   *ipc.FileReader // the reader when format is formatIPCFile
 	pq     *file.Reader    // the reader when format is formatParquet
+	pqa    *pqarrow.FileReader
 	extra  func()          // releases what the reader holds beyond itself
 	err    error
 	closed bool
@@ -227,6 +228,7 @@ func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator
 	if err != nil {
 		return fmt.Errorf("%s: reading the Parquet schema: %v", in.name(), err)
 	}
+	in.pqa = fr
 	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
 		return fmt.Errorf("%s: reading the Parquet file: %v", in.name(), err)

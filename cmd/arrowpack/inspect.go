@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,13 +21,13 @@ stream or file, or a Parquet file ("-" reads standard input), then its
 blocks, one a line, then the totals. -json prints the same as one JSON
 object.
 
-The blocks are the batches of a stream or IPC file, each read and checked,
-and the row groups of a Parquet file, listed from its footer. For each:
+The blocks are the batches of a stream or IPC file and the row groups of a
+Parquet file (sizes from its footer), each read and checked. For each:
 rows, stored bytes, raw bytes (uncompressed), compression; for arrowpack
 also the number of compressed chunks, whether the buffers were transformed
 before compression (offsets as lengths, byte transposition), and the status:
-ok once the block's checksum matched and it decoded to a sound batch, or
-"stopped" at the block where reading failed. A file that stops at a bad
+ok once the block was read (for arrowpack: its checksum matched and it
+decoded to a sound batch), or "stopped" at the block where reading failed. A file that stops at a bad
 block ends with exit status 1 and the error on stderr.
 `
 
@@ -137,6 +138,11 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 				}
 			}
 			b.Compression = strings.Join(codecs, ",")
+			if err := readRowGroup(in, g); err != nil {
+				rep.Blocks = append(rep.Blocks, blockReport{Index: g, Stored: -1, Raw: -1, Status: "stopped"})
+				return fmt.Errorf("%s: row group %d: %w", in.name(), g, err)
+			}
+			b.Status = "ok"
 			rep.Blocks = append(rep.Blocks, b)
 		}
 		return nil
@@ -162,6 +168,28 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 	return nil
 }
 
+// readRowGroup reads row group g of a Parquet input, batch by batch, and
+// returns the error that stopped it, if any (panics included).
+func readRowGroup(in *input, g int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	rr, err := in.pqa.GetRecordReader(context.Background(), nil, []int{g})
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	for rr.Next() {
+	}
+	if err := rr.Err(); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+// fieldReports describes the fields of s.
 func fieldReports(s *arrow.Schema) []fieldReport {
 	var fr []fieldReport
 	for _, f := range s.Fields() {
