@@ -79,7 +79,7 @@ type input struct {
 	ipcf   *ipc.FileReader // the reader when format is formatIPCFile
 	pq     *file.Reader    // the reader when format is formatParquet
 	pqa    *pqarrow.FileReader
-	extra  func()          // releases what the reader holds beyond itself
+	extra  func() // releases what the reader holds beyond itself
 	err    error
 	closed bool
 
