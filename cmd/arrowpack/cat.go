@@ -46,7 +46,7 @@ func catFlags(name string) (*flag.FlagSet, *catOptions) {
 	fs.Int64Var(&o.n, "n", def, help)
 	fs.BoolVar(&o.json, "json", false, "print JSON lines, one object a row, instead of a table")
 	fs.IntVar(&o.width, "width", 40, "cut table cells to `w` characters (0: never)")
-	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet `input`")
+	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")
 	return fs, o
 }
 

@@ -60,7 +60,7 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row")
 	fs.BoolVar(&o.salvage, "salvage", false, "keep the batches before the damage in a damaged input, and exit 1")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar on stderr (shown anyway for large inputs on a terminal)")
-	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet `input`")
+	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")
 	return fs, o
 }
 
