@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -210,9 +209,7 @@ func runBench(e *env, args []string) (err error) {
 	rep.Seconds = math.Round(time.Since(start).Seconds()*10) / 10
 
 	if o.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(e.stdout, rep); err != nil {
 			return err
 		}
 	} else {

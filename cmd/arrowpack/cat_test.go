@@ -17,10 +17,7 @@ import (
 // columns in order, its values the batch's, across batches and formats.
 func TestCatJSONLines(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	stream := filepath.Join(dir, "in.arrows")
-	writeIPC(t, stream, recs, false)
+	stream, recs := testStream(t, dir)
 	apk := filepath.Join(dir, "in.apk")
 	pq := filepath.Join(dir, "in.parquet")
 	for _, out := range []string{apk, pq} {

@@ -257,10 +257,7 @@ func TestConvertProgressReachesTheEnd(t *testing.T) {
 // IPC file) on stdin work too.
 func TestPipes(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	stream := filepath.Join(dir, "in.arrows")
-	writeIPC(t, stream, recs, false)
+	stream, recs := testStream(t, dir)
 	pq := filepath.Join(dir, "in.parquet")
 	writeParquet(t, pq, recs[2])
 
@@ -356,10 +353,7 @@ func TestPipes(t *testing.T) {
 // and exits 1.
 func TestSalvage(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	src := filepath.Join(dir, "in.arrows")
-	writeIPC(t, src, recs, false)
+	src, recs := testStream(t, dir)
 	apk := filepath.Join(dir, "in.apk")
 	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
 		t.Fatal(stderr)
@@ -611,10 +605,7 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 // file; one whose page header is damaged is where it stops, exit 1.
 func TestInspectDamagedParquet(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	stream := filepath.Join(dir, "in.arrows")
-	writeIPC(t, stream, recs, false)
+	stream, _ := testStream(t, dir)
 	pq := filepath.Join(dir, "in.parquet")
 	if code, _, stderr := runCmd(t, "convert", stream, pq); code != 0 {
 		t.Fatal(stderr)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -106,9 +105,7 @@ func runInspect(e *env, args []string) error {
 		rep.Error = oneLine(readErr.Error())
 	}
 	if o.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(e.stdout, rep); err != nil {
 			return err
 		}
 	} else {

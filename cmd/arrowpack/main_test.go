@@ -60,6 +60,17 @@ func testBatches(t *testing.T) []arrow.RecordBatch {
 	return []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
 }
 
+// testStream writes the test batches to an IPC stream, dir/in.arrows, and
+// returns its path and the batches, released when the test ends.
+func testStream(t *testing.T, dir string) (string, []arrow.RecordBatch) {
+	t.Helper()
+	recs := testBatches(t)
+	t.Cleanup(func() { release(recs) })
+	path := filepath.Join(dir, "in.arrows")
+	writeIPC(t, path, recs, false)
+	return path, recs
+}
+
 func release(recs []arrow.RecordBatch) {
 	for _, r := range recs {
 		r.Release()
@@ -460,10 +471,7 @@ func TestConvertParquet(t *testing.T) {
 
 func TestInspect(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	src := filepath.Join(dir, "in.arrows")
-	writeIPC(t, src, recs, false)
+	src, _ := testStream(t, dir)
 	apk := filepath.Join(dir, "in.apks")
 	if code, _, stderr := runCmd(t, "convert", "-compression", "zstd", src, apk); code != 0 {
 		t.Fatal(stderr)
@@ -505,10 +513,7 @@ func corruptCopy(t *testing.T, src, dst string, fromEnd int) {
 
 func TestCorruptAndBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	src := filepath.Join(dir, "in.arrows")
-	writeIPC(t, src, recs, false)
+	src, _ := testStream(t, dir)
 	apk := filepath.Join(dir, "in.apks")
 	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
 		t.Fatal(stderr)
