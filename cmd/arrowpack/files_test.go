@@ -67,10 +67,7 @@ func checkIntact(t *testing.T, path string, want []byte, dir string, keep ...str
 // file behind; -f replaces it.
 func TestConvertNeverLosesTheTarget(t *testing.T) {
 	src := t.TempDir()
-	recs := testBatches(t)
-	defer release(recs)
-	good := filepath.Join(src, "in.arrows")
-	writeIPC(t, good, recs, false)
+	good, recs := testStream(t, src)
 	whole, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +427,8 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
-// TestMessages: counts agree with their nouns, articles with theirs.
+// TestMessages: counts agree with their nouns ("1 batch", "1 run"); an
+// encrypted Parquet file is named as such.
 func TestMessages(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
