@@ -80,7 +80,7 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 		return w.err
 	}
 	if w.closed {
-		return fmt.Errorf("arrowpack: Write on a closed Writer")
+		return fmt.Errorf("%w: Write after Close", ErrClosed)
 	}
 	buf, err := w.enc.Append(w.buf[:0], rec)
 	if err != nil {

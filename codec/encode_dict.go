@@ -1,0 +1,166 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// dict writes the indices and the dictionary of segs of a dictionary array.
+// When every seg has an equal dictionary (the same one, usually: a shuffle
+// splits one batch) it is written once and the indices as they are;
+// otherwise the dictionaries are unified with arrow-go's unifier and the
+// indices rewritten to the unified one. Either way the node is what
+// encoding array.Concatenate's result gives. The choice is made in the
+// sizing pass and kept for the writing pass.
+func (c *encoding) dict(p *plan, segs []seg, n int) {
+	var dc dictCat
+	if c.w.counting() {
+		dc = resolveDicts(p, segs, n)
+		c.dicts = append(c.dicts, dc)
+	} else {
+		dc = c.dicts[c.di]
+		c.di++
+	}
+	mark := len(c.segs)
+	if dc.dict == nil {
+		c.fixed(segs, n, p.width, p.transpose)
+		if len(segs) > 0 {
+			d := segs[0].d.Dictionary()
+			c.push(d, d.Offset(), d.Len())
+		}
+	} else {
+		c.w.values(dc.indices, p.width, p.transpose)
+		d := dc.dict.Data()
+		c.push(d, d.Offset(), d.Len())
+	}
+	c.child(p.children[0], mark)
+}
+
+// resolveDicts decides how the dictionary node of segs is written (see
+// dict), checking the indices' buffers on the way.
+func resolveDicts(p *plan, segs []seg, n int) dictCat {
+	for _, s := range segs {
+		buffer(s, 1, p.width)
+		if s.d.Dictionary() == nil {
+			invalidf("%s without a dictionary", s.d.DataType())
+		}
+	}
+	if len(segs) < 2 || sameDicts(segs) {
+		return dictCat{}
+	}
+	dt := segs[0].d.DataType()
+	for dt.ID() == arrow.EXTENSION {
+		dt = dt.(arrow.ExtensionType).StorageType()
+	}
+	t := dt.(*arrow.DictionaryType)
+	u, err := array.NewDictionaryUnifier(memory.DefaultAllocator, t.ValueType)
+	if err != nil {
+		panic(encodeError{fmt.Errorf("%w: the batches' dictionaries differ and cannot be unified: %v", ErrUnsupported, err)})
+	}
+	defer u.Release()
+	indices := make([]byte, n*p.width)
+	at := 0
+	for _, s := range segs {
+		d := array.MakeFromData(s.d.Dictionary())
+		tb, err := u.UnifyAndTranspose(d)
+		d.Release()
+		if err != nil {
+			panic(encodeError{fmt.Errorf("%w: unifying the batches' dictionaries: %v", ErrUnsupported, err)})
+		}
+		transposeIndices(p, s, indices[at*p.width:(at+s.n)*p.width], arrow.Int32Traits.CastFromBytes(tb.Bytes()))
+		tb.Release()
+		at += s.n
+	}
+	unified, err := u.GetResultWithIndexType(t.IndexType)
+	if err != nil {
+		panic(encodeError{fmt.Errorf("%w: the unified dictionary: %v", ErrUnsupported, err)})
+	}
+	return dictCat{indices: indices, dict: unified}
+}
+
+// sameDicts reports whether every seg's dictionary equals the first's, the
+// test array.Concatenate makes (the same ArrayData passes at once).
+func sameDicts(segs []seg) bool {
+	d0 := segs[0].d.Dictionary()
+	var a0 arrow.Array
+	defer func() {
+		if a0 != nil {
+			a0.Release()
+		}
+	}()
+	for _, s := range segs[1:] {
+		d := s.d.Dictionary()
+		if d == d0 {
+			continue
+		}
+		if a0 == nil {
+			a0 = array.MakeFromData(d0)
+		}
+		a := array.MakeFromData(d)
+		eq := array.Equal(a0, a)
+		a.Release()
+		if !eq {
+			return false
+		}
+	}
+	return true
+}
+
+// transposeIndices writes the indices of s's rows into dst mapped through
+// tr, and 0 for null rows, as array.Concatenate does.
+func transposeIndices(p *plan, s seg, dst []byte, tr []int32) {
+	src := buffer(s, 1, p.width)
+	bm := validityBytes(s.d)
+	for i := range s.n {
+		if !isValid(bm, s.off+i) {
+			putIndex(dst, i, p.width, 0)
+			continue
+		}
+		v := dictIndex(src, i, p.width, p.signed)
+		if v < 0 || v >= int64(len(tr)) {
+			invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, len(tr))
+		}
+		putIndex(dst, i, p.width, uint64(tr[v]))
+	}
+}
+
+func dictIndex(b []byte, i, width int, signed bool) int64 {
+	switch width {
+	case 1:
+		if signed {
+			return int64(int8(b[i]))
+		}
+		return int64(b[i])
+	case 2:
+		v := binary.LittleEndian.Uint16(b[2*i:])
+		if signed {
+			return int64(int16(v))
+		}
+		return int64(v)
+	case 4:
+		v := binary.LittleEndian.Uint32(b[4*i:])
+		if signed {
+			return int64(int32(v))
+		}
+		return int64(v)
+	default:
+		return int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+}
+
+func putIndex(b []byte, i, width int, v uint64) {
+	switch width {
+	case 1:
+		b[i] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+}
