@@ -26,13 +26,20 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 		c.di++
 	}
 	mark := len(c.segs)
-	if dc.dict == nil {
+	switch {
+	case dc.concat:
+		c.w.values(dc.indices, p.width, p.transpose)
+		for _, s := range segs {
+			d := s.d.Dictionary()
+			c.push(d, d.Offset(), d.Len())
+		}
+	case dc.dict == nil:
 		c.fixed(segs, n, p.width, p.transpose)
 		if len(segs) > 0 {
 			d := segs[0].d.Dictionary()
 			c.push(d, d.Offset(), d.Len())
 		}
-	} else {
+	default:
 		c.w.values(dc.indices, p.width, p.transpose)
 		d := dc.dict.Data()
 		c.push(d, d.Offset(), d.Len())
@@ -57,12 +64,15 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 		dt = dt.(arrow.ExtensionType).StorageType()
 	}
 	t := dt.(*arrow.DictionaryType)
+	indices := make([]byte, n*p.width)
 	u, err := array.NewDictionaryUnifier(memory.DefaultAllocator, t.ValueType)
 	if err != nil {
-		panic(encodeError{fmt.Errorf("%w: the batches' dictionaries differ and cannot be unified: %v", ErrUnsupported, err)})
+		// arrow-go unifies dictionaries of primitive, string and binary
+		// values only (array.Concatenate fails on the others): lay the
+		// dictionaries end to end instead.
+		return dictCat{indices: shiftIndices(p, segs, indices), concat: true}
 	}
 	defer u.Release()
-	indices := make([]byte, n*p.width)
 	at := 0
 	for _, s := range segs {
 		d := array.MakeFromData(s.d.Dictionary())
@@ -77,9 +87,40 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 	}
 	unified, err := u.GetResultWithIndexType(t.IndexType)
 	if err != nil {
-		panic(encodeError{fmt.Errorf("%w: the unified dictionary: %v", ErrUnsupported, err)})
+		panic(encodeError{fmt.Errorf("%w: the batches' dictionaries differ and their union does not fit %s indices: %v", ErrUnsupported, t.IndexType, err)})
 	}
 	return dictCat{indices: indices, dict: unified}
+}
+
+// shiftIndices writes into dst the indices of segs into their
+// dictionaries laid end to end: each seg's shifted by the lengths of the
+// dictionaries before it, and 0 for null rows.
+func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
+	limit := int64(1)<<(8*p.width-1) - 1
+	if !p.signed && p.width < 8 {
+		limit = int64(1)<<(8*p.width) - 1
+	}
+	base, at := int64(0), 0
+	for _, s := range segs {
+		src := buffer(s, 1, p.width)
+		bm := validityBytes(s.d)
+		dn := int64(s.d.Dictionary().Len())
+		for i := range s.n {
+			v := int64(0)
+			if isValid(bm, s.off+i) {
+				if v = dictIndex(src, i, p.width, p.signed); v < 0 || v >= dn {
+					invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, dn)
+				}
+				if v += base; v > limit {
+					unsupportedf("the batches' dictionaries together hold more values than %s indices reach", s.d.DataType())
+				}
+			}
+			putIndex(dst, at+i, p.width, uint64(v))
+		}
+		base += dn
+		at += s.n
+	}
+	return dst
 }
 
 // sameDicts reports whether every seg's dictionary equals the first's, the
@@ -163,4 +204,15 @@ func putIndex(b []byte, i, width int, v uint64) {
 	default:
 		binary.LittleEndian.PutUint64(b[8*i:], v)
 	}
+}
+
+// dictCat is how the dictionary node of several segs is written: with
+// indices nil, the dictionary of the first seg and the indices as they are
+// (every seg has an equal dictionary); otherwise the unified dictionary dict
+// and the indices rewritten to it, or (concat) every seg's dictionary and
+// the indices shifted to match.
+type dictCat struct {
+	indices []byte
+	dict    arrow.Array
+	concat  bool // dictionaries arrow-go cannot unify: every seg's, end to end
 }

@@ -34,15 +34,6 @@ type encoding struct {
 	gbuf  []byte    // transposing the values of several segs: their concatenation
 }
 
-// dictCat is how the dictionary node of several segs is written: with
-// indices nil, the dictionary of the first seg and the indices as they are
-// (every seg has an equal dictionary); otherwise the unified dictionary dict
-// and the indices rewritten to it.
-type dictCat struct {
-	indices []byte
-	dict    arrow.Array
-}
-
 // reset forgets everything c refers to, so that a pooled encoding keeps no
 // arrays alive.
 func (c *encoding) reset() {
