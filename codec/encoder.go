@@ -76,45 +76,70 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
 // reach, more rows than a run-end type counts, or dictionaries arrow-go
 // cannot unify. On any error AppendBatches returns dst unchanged.
 func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []byte, err error) {
-	rows := int64(0)
+	c, rows, size, err := e.sized(recs)
+	if err != nil {
+		return dst, err
+	}
+	defer e.putEncoding(c)
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = dst, recovered(r)
+		}
+	}()
+	k := len(recs)
+	if e.compressor != nil {
+		return e.appendCompressed(dst, c, k, rows, size), nil
+	}
+
+	start := len(dst)
+	out := slices.Grow(dst, size)[:start+size]
+	block := out[start:]
+	if aligned(block) {
+		e.write(block, c, k, rows, 0)
+		return out, nil
+	}
+	// Typed writes need an 8-byte aligned block: write it elsewhere and
+	// copy it in.
+	sp, tmp := e.rawBuffer(size)
+	defer e.scratch.Put(sp)
+	e.write(tmp, c, k, rows, 0)
+	copy(block, tmp)
+	return out, nil
+}
+
+// sized checks recs against the schema and Arrow's invariants, gathers
+// their columns' segs and sizes their uncompressed block: what
+// AppendBatches does before it writes. The encoding returned is the
+// caller's to give back with putEncoding; on error there is none.
+func (e *Encoder) sized(recs []arrow.RecordBatch) (c *encoding, rows, size int, err error) {
+	total := int64(0)
 	for k, rec := range recs {
 		if err := e.checkSchema(rec.Schema()); err != nil {
 			if len(recs) > 1 {
 				err = fmt.Errorf("batch %d: %w", k, err)
 			}
-			return dst, err
+			return nil, 0, 0, err
 		}
-		rows += rec.NumRows()
+		for i, col := range rec.Columns() {
+			if int64(col.Len()) != rec.NumRows() {
+				return nil, 0, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, k, col.Len(), rec.NumRows())
+			}
+		}
+		total += rec.NumRows()
 	}
-	if rows > maxLength {
-		return dst, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, rows, maxLength)
+	if total > maxLength {
+		return nil, 0, 0, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, total, maxLength)
 	}
-	c, _ := e.encodings.Get().(*encoding)
+	c, _ = e.encodings.Get().(*encoding)
 	if c == nil {
 		c = new(encoding)
 	}
-	defer e.putEncoding(c)
-	// The checks of lengths raise an encodeError; anything else that
-	// escapes (a batch whose offsets are not monotonic making a slice run
-	// out of range, say) is an invalid batch too, never a crash of the
-	// caller.
 	defer func() {
 		if r := recover(); r != nil {
-			res = dst
-			if ee, ok := r.(encodeError); ok {
-				err = ee.err
-			} else {
-				err = fmt.Errorf("%w: %v", ErrInvalidBatch, r)
-			}
+			e.putEncoding(c)
+			c, err = nil, recovered(r)
 		}
 	}()
-	for k, rec := range recs {
-		for i, col := range rec.Columns() {
-			if int64(col.Len()) != rec.NumRows() {
-				return dst, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, k, col.Len(), rec.NumRows())
-			}
-		}
-	}
 	for i := range e.plans {
 		for _, rec := range recs {
 			d := rec.Column(i).Data()
@@ -123,25 +148,29 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 	}
 	c.w = writer{}
 	e.body(c, len(recs))
-	size := headerSize + c.w.pos
-	if e.compressor != nil {
-		return e.appendCompressed(dst, c, len(recs), int(rows), size), nil
-	}
+	return c, int(total), headerSize + c.w.pos, nil
+}
 
-	start := len(dst)
-	out := slices.Grow(dst, size)[:start+size]
-	block := out[start:]
-	if aligned(block) {
-		e.write(block, c, len(recs), int(rows), 0)
-		return out, nil
+// recovered turns what the encoding functions panicked with into the error
+// to return. Their checks of lengths raise an encodeError; anything else
+// that escapes (a batch whose offsets are not monotonic making a slice run
+// out of range, say) is an invalid batch too, never a crash of the caller.
+func recovered(r any) error {
+	if ee, ok := r.(encodeError); ok {
+		return ee.err
 	}
-	// Typed writes need an 8-byte aligned block: write it elsewhere and
-	// copy it in.
-	sp, tmp := e.rawBuffer(size)
-	defer e.scratch.Put(sp)
-	e.write(tmp, c, len(recs), int(rows), 0)
-	copy(block, tmp)
-	return out, nil
+	return fmt.Errorf("%w: %v", ErrInvalidBatch, r)
+}
+
+// blockSize returns the size of rec's uncompressed block, after the checks
+// Append makes.
+func (e *Encoder) blockSize(rec arrow.RecordBatch) (int, error) {
+	c, _, size, err := e.sized([]arrow.RecordBatch{rec})
+	if err != nil {
+		return 0, err
+	}
+	e.putEncoding(c)
+	return size, nil
 }
 
 func (e *Encoder) putEncoding(c *encoding) {
