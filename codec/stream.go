@@ -86,7 +86,9 @@ func WithBlockRows(n int) Option {
 // blocks of up to about n bytes: a batch is added to the pending ones
 // unless the sum of their uncompressed block sizes would pass n. Each
 // batch is sized when written, which also checks it, so an invalid batch
-// is refused by its own Write. With both options, a block ends at
+// is refused by its own Write. (With WithBlockRows alone, Write checks the
+// schema only; a batch that breaks Arrow's invariants is found when its
+// block is written, and Flush then writes the others each on its own.) With both options, a block ends at
 // whichever target comes first. 0 turns the option off; NewWriter refuses
 // a negative n with an error wrapping ErrUnsupported.
 func WithBlockSize(n int) Option {
@@ -152,8 +154,16 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 	if w.maxRows == 0 {
 		return w.writeBlock(rec)
 	}
-	size, err := w.enc.blockSize(rec)
-	if err != nil {
+	// Sizing a batch costs about a third of coalescing it: only a size
+	// target needs it. Otherwise the batch is checked when its block is
+	// written.
+	size := headerSize
+	if w.maxSize < math.MaxInt {
+		var err error
+		if size, err = w.enc.blockSize(rec); err != nil {
+			return err
+		}
+	} else if err := w.enc.checkSchema(rec.Schema()); err != nil {
 		return err
 	}
 	rows := int(rec.NumRows())
@@ -177,8 +187,9 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 
 // Flush writes the batches a coalescing Writer holds as one block. It does
 // nothing when none are pending. Should the batches not fit one block
-// together (dictionaries whose union overflows their index type, say),
-// each is written as a block of its own.
+// together (dictionaries whose union overflows their index type, say), or
+// one of them be invalid, each is written as a block of its own and Flush
+// returns the error of the first that could not be written, if any.
 func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
@@ -187,9 +198,13 @@ func (w *Writer) Flush() error {
 		return nil
 	}
 	err := w.writeBlock(w.pending...)
-	if errors.Is(err, ErrUnsupported) && len(w.pending) > 1 {
+	if (errors.Is(err, ErrUnsupported) || errors.Is(err, ErrInvalidBatch)) && len(w.pending) > 1 {
+		err = nil
 		for _, rec := range w.pending {
-			if err = w.writeBlock(rec); err != nil {
+			if e := w.writeBlock(rec); e != nil && err == nil {
+				err = e
+			}
+			if w.err != nil {
 				break
 			}
 		}

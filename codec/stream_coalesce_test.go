@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -100,10 +101,10 @@ func TestWriterCoalesces(t *testing.T) {
 		got := readBlocks(t, data)
 		maxRows, maxSize := tc.rows, tc.size
 		if maxRows == 0 {
-			maxRows = 1 << 62
+			maxRows = math.MaxInt
 		}
 		if maxSize == 0 {
-			maxSize = 1 << 62
+			maxSize = math.MaxInt
 		}
 		want := expectedBlocks(rows, sizes, maxRows, maxSize)
 		if len(got) != len(want) {
@@ -236,5 +237,48 @@ func TestWriterFallsBack(t *testing.T) {
 	}
 	for i := range got {
 		checkRowsOf(t, fmt.Sprint("block ", i), nil, recs[i:i+1], got[i])
+	}
+}
+
+// TestWriterRowsOnlyInvalidBatch checks that with WithBlockRows alone an
+// invalid batch is found when its block is written: Close reports it with
+// ErrInvalidBatch and the valid batches are still written, each on its
+// own.
+func TestWriterRowsOnlyInvalidBatch(t *testing.T) {
+	bad := array.MakeFromData(invalidBatches()["int64 values"])
+	defer bad.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: bad.DataType(), Nullable: true}}, nil)
+	badRec := array.NewRecordBatch(schema, []arrow.Array{bad}, int64(bad.Len()))
+	defer badRec.Release()
+	b := array.NewInt64Builder(memory.NewGoAllocator())
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	good := b.NewArray()
+	defer good.Release()
+	goodRec := array.NewRecordBatch(schema, []arrow.Array{good}, 3)
+	defer goodRec.Release()
+
+	var sink bytes.Buffer
+	w, err := NewWriter(&sink, schema, WithBlockRows(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []arrow.RecordBatch{goodRec, badRec, goodRec} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); !errors.Is(err, ErrInvalidBatch) {
+		t.Fatalf("Close: %v, want an error wrapping ErrInvalidBatch", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	got := readBlocks(t, sink.Bytes())
+	defer release(got)
+	if len(got) != 2 {
+		t.Fatalf("%d blocks, want the 2 valid batches", len(got))
+	}
+	for i := range got {
+		checkRowsOf(t, fmt.Sprint("block ", i), nil, []arrow.RecordBatch{goodRec}, got[i])
 	}
 }
