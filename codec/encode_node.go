@@ -341,10 +341,11 @@ var (
 )
 
 // offsetsNode writes the offsets of segs continued one after the other,
-// starting at 0 (with flagLengths: a 0, then the lengths).
-func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) {
-	if len(segs) == 1 {
-		writeOffsets(&c.w, offsetsOf[T](segs[0]), k.rebase, k.lengths)
+// starting at 0 (with flagLengths: a 0, then the lengths). With one seg it
+// takes that seg's offsets, o; with several, o is nil.
+func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int, o []T) {
+	if o != nil {
+		writeOffsets(&c.w, o, k.rebase, k.lengths)
 		return
 	}
 	size := int(unsafe.Sizeof(T(0)))
@@ -375,7 +376,18 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 // binaryNode writes the offsets and the data bytes of segs of a binary or
 // string array.
 func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) {
-	offsetsNode(c, k, segs, n)
+	if len(segs) == 1 {
+		s := segs[0]
+		o := offsetsOf[T](s)
+		data := bytesOf(s.d.Buffers()[2])
+		if int64(o[s.n]) > int64(len(data)) {
+			invalidf("%s: offsets reach byte %d of a data buffer of %d", s.d.DataType(), o[s.n], len(data))
+		}
+		offsetsNode(c, k, segs, n, o)
+		c.w.bytes(data[o[0]:o[s.n]])
+		return
+	}
+	offsetsNode(c, k, segs, n, nil)
 	total := 0
 	for _, s := range segs {
 		o := offsetsOf[T](s)
@@ -398,10 +410,17 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 // listNode writes the offsets of segs of a list or map array and then its
 // child, cut to the ranges the offsets reference.
 func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
-	offsetsNode(c, k, segs, n)
+	var one []T
+	if len(segs) == 1 {
+		one = offsetsOf[T](segs[0])
+	}
+	offsetsNode(c, k, segs, n, one)
 	mark := len(c.segs)
 	for _, s := range segs {
-		o := offsetsOf[T](s)
+		o := one
+		if o == nil {
+			o = offsetsOf[T](s)
+		}
 		ch := s.d.Children()[0]
 		if int64(o[s.n]) > int64(ch.Len()) {
 			invalidf("%s: offsets reach element %d of a child of %d", s.d.DataType(), o[s.n], ch.Len())
