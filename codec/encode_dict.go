@@ -27,6 +27,13 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 	}
 	mark := len(c.segs)
 	switch {
+	case !c.w.counting():
+		// The dictionary's seg is in the log.
+		if dc.indices == nil {
+			c.fixed(segs, n, p.width, p.transpose)
+		} else {
+			c.w.values(dc.indices, p.width, p.transpose)
+		}
 	case dc.concat:
 		c.w.values(dc.indices, p.width, p.transpose)
 		for _, s := range segs {
@@ -103,7 +110,7 @@ func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
 	base, at := int64(0), 0
 	for _, s := range segs {
 		src := buffer(s, 1, p.width)
-		bm := validityBytes(s.d)
+		bm := s.bm
 		dn := int64(s.d.Dictionary().Len())
 		for i := range s.n {
 			v := int64(0)
@@ -155,7 +162,7 @@ func sameDicts(segs []seg) bool {
 // tr, and 0 for null rows, as array.Concatenate does.
 func transposeIndices(p *plan, s seg, dst []byte, tr []int32) {
 	src := buffer(s, 1, p.width)
-	bm := validityBytes(s.d)
+	bm := s.bm
 	for i := range s.n {
 		if !isValid(bm, s.off+i) {
 			putIndex(dst, i, p.width, 0)

@@ -19,6 +19,12 @@ import (
 type seg struct {
 	d      arrow.ArrayData
 	off, n int
+	// What the encoder reads of d, looked up once when the seg is made:
+	// its validity bitmap (nil when it has no nulls), buffers 1 and 2, its
+	// null count and whether the seg is all of d.
+	bm, b1, b2 []byte
+	nulls      int
+	whole      bool
 }
 
 // encoding is the state of one AppendBatches call: the writer, the segs of
@@ -26,12 +32,19 @@ type seg struct {
 // written. It is pooled by the Encoder, so coalescing allocates nothing in
 // the steady state.
 type encoding struct {
-	w     writer
-	segs  []seg     // column i's segs are segs[i*k:(i+1)*k]; child segs above them
-	spans [][2]int  // dense unions: a stack of the per-batch, per-child ranges
-	dicts []dictCat // dictionaries resolved in the sizing pass, in node order
-	di    int       // the next of dicts the writing pass takes
-	gbuf  []byte    // transposing the values of several segs: their concatenation
+	w    writer
+	segs []seg // column i's segs are segs[i*k:(i+1)*k]; child segs above them
+	// The sizing pass logs the child segs of every node in the order it
+	// visits them (log, and logn their counts per node); the writing pass
+	// replays them from lp, li instead of looking at the children again,
+	// so that it touches little but the bytes it copies.
+	log    []seg
+	logn   []int
+	lp, li int
+	spans  [][2]int  // dense unions: a stack of the per-batch, per-child ranges
+	dicts  []dictCat // dictionaries resolved in the sizing pass, in node order
+	di     int       // the next of dicts the writing pass takes
+	gbuf   []byte    // transposing the values of several segs: their concatenation
 }
 
 // reset forgets everything c refers to, so that a pooled encoding keeps no
@@ -39,6 +52,8 @@ type encoding struct {
 func (c *encoding) reset() {
 	clear(c.segs[:cap(c.segs)])
 	c.segs = c.segs[:0]
+	clear(c.log[:cap(c.log)])
+	c.log, c.logn, c.lp, c.li = c.log[:0], c.logn[:0], 0, 0
 	c.spans = c.spans[:0]
 	for _, d := range c.dicts {
 		if d.dict != nil {
@@ -67,16 +82,40 @@ func unsupportedf(format string, args ...any) {
 	panic(encodeError{fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, args...)...)})
 }
 
-// push adds a child seg to the stack.
+// push adds a seg of rows [off, off+n) of d to the stack.
 func (c *encoding) push(d arrow.ArrayData, off, n int) {
-	c.segs = append(c.segs, seg{d, off, n})
+	s := seg{d: d, off: off, n: n}
+	bufs := d.Buffers()
+	if len(bufs) > 0 && bufs[0] != nil {
+		if s.nulls = d.NullN(); s.nulls != 0 {
+			s.bm = bufs[0].Bytes()
+		}
+	}
+	if len(bufs) > 1 {
+		s.b1 = bytesOf(bufs[1])
+	}
+	if len(bufs) > 2 {
+		s.b2 = bytesOf(bufs[2])
+	}
+	s.whole = off == d.Offset() && n == d.Len()
+	c.segs = append(c.segs, s)
 }
 
-// child writes the node of plan p from the segs pushed since mark, and
-// pops them.
+// child writes the node of plan p from its child segs: in the sizing pass
+// the segs pushed since mark, which it logs and pops; in the writing pass
+// the next ones of the log (the caller pushes none then).
 func (c *encoding) child(p *plan, mark int) {
-	c.node(p, c.segs[mark:])
-	c.segs = c.segs[:mark]
+	if c.w.counting() {
+		c.logn = append(c.logn, len(c.segs)-mark)
+		c.log = append(c.log, c.segs[mark:]...)
+		c.node(p, c.segs[mark:])
+		c.segs = c.segs[:mark]
+		return
+	}
+	n := c.logn[c.li]
+	segs := c.log[c.lp : c.lp+n]
+	c.li, c.lp = c.li+1, c.lp+n
+	c.node(p, segs)
 }
 
 // node writes the concatenation of segs following p. Only the rows of the
@@ -116,6 +155,9 @@ func (c *encoding) node(p *plan, segs []seg) {
 		c.validity(segs, n)
 		mark := len(c.segs)
 		for _, s := range segs {
+			if !c.w.counting() {
+				break
+			}
 			ch := s.d.Children()[0]
 			if uint64(s.off+s.n)*uint64(p.width) > uint64(ch.Len()) {
 				invalidf("fixed-size list of %d with rows up to %d has a child of %d values", p.width, s.off+s.n, ch.Len())
@@ -153,6 +195,9 @@ func (c *encoding) sameRowChildren(p *plan, segs []seg) {
 	for i, cp := range p.children {
 		mark := len(c.segs)
 		for _, s := range segs {
+			if !c.w.counting() {
+				break
+			}
 			ch := s.d.Children()[i]
 			if s.off+s.n > ch.Len() {
 				invalidf("%s with rows up to %d has a child %d of %d rows", p.dt, s.off+s.n, i, ch.Len())
@@ -174,10 +219,9 @@ func bytesOf(b *memory.Buffer) []byte {
 // values of width bytes (width 0: bits), after checking the buffer holds
 // them.
 func buffer(s seg, i, width int) []byte {
-	bufs := s.d.Buffers()
-	var b []byte
-	if i < len(bufs) {
-		b = bytesOf(bufs[i])
+	b := s.b1
+	if i == 2 {
+		b = s.b2
 	}
 	end := uint64(s.off) + uint64(s.n)
 	if width == 0 {
@@ -192,23 +236,11 @@ func buffer(s seg, i, width int) []byte {
 	return b[s.off*width : int(end)*width]
 }
 
-// validityBytes returns the validity bitmap of d, nil when it has none or
-// no nulls.
-func validityBytes(d arrow.ArrayData) []byte {
-	if bufs := d.Buffers(); len(bufs) > 0 && bufs[0] != nil && d.NullN() != 0 {
-		return bufs[0].Bytes()
-	}
-	return nil
-}
-
 // hasNulls reports whether any row of s is null, after checking its bitmap
 // covers the rows.
 func hasNulls(s seg) bool {
-	if s.n == 0 {
-		return false
-	}
-	bm := validityBytes(s.d)
-	if bm == nil {
+	bm := s.bm
+	if s.n == 0 || bm == nil {
 		return false
 	}
 	if uint64(len(bm))*8 < uint64(s.off)+uint64(s.n) {
@@ -218,7 +250,7 @@ func hasNulls(s seg) bool {
 	// whole array with a known count of nulls needs its bitmap; otherwise
 	// count: a part of an array (a list's child range, say) may have no
 	// nulls and then needs no bitmap either.
-	if s.d.NullN() > 0 && s.off == s.d.Offset() && s.n == s.d.Len() {
+	if s.nulls > 0 && s.whole {
 		return true
 	}
 	return arrowpack.CountOnes(bm, s.off, s.n) != s.n
@@ -244,7 +276,7 @@ func (c *encoding) validity(segs []seg, n int) {
 	}
 	at := 0
 	for _, s := range segs {
-		if bm := validityBytes(s.d); bm != nil && s.n > 0 {
+		if bm := s.bm; bm != nil && s.n > 0 {
 			if uint64(len(bm))*8 < uint64(s.off)+uint64(s.n) {
 				invalidf("%s: validity bitmap of %d bytes is too short for rows up to %d", s.d.DataType(), len(bm), s.off+s.n)
 			}
@@ -314,7 +346,7 @@ var zeroWord [1]uint64
 // the buffer holds them and that they delimit a range of at least 0
 // elements starting at 0 or above.
 func offsetsOf[T int32 | int64](s seg) []T {
-	b := bytesOf(s.d.Buffers()[1])
+	b := s.b1
 	if s.n == 0 && len(b) == 0 {
 		return view[T](unsafeBytes(zeroWord[:]))[:1]
 	}
@@ -379,7 +411,7 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 	if len(segs) == 1 {
 		s := segs[0]
 		o := offsetsOf[T](s)
-		data := bytesOf(s.d.Buffers()[2])
+		data := s.b2
 		if int64(o[s.n]) > int64(len(data)) {
 			invalidf("%s: offsets reach byte %d of a data buffer of %d", s.d.DataType(), o[s.n], len(data))
 		}
@@ -391,7 +423,7 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 	total := 0
 	for _, s := range segs {
 		o := offsetsOf[T](s)
-		if data := bytesOf(s.d.Buffers()[2]); int64(o[s.n]) > int64(len(data)) {
+		if data := s.b2; int64(o[s.n]) > int64(len(data)) {
 			invalidf("%s: offsets reach byte %d of a data buffer of %d", s.d.DataType(), o[s.n], len(data))
 		}
 		total += int(o[s.n] - o[0])
@@ -403,7 +435,7 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 	at := 0
 	for _, s := range segs {
 		o := offsetsOf[T](s)
-		at += copy(dst[at:], bytesOf(s.d.Buffers()[2])[o[0]:o[s.n]])
+		at += copy(dst[at:], s.b2[o[0]:o[s.n]])
 	}
 }
 
@@ -417,6 +449,9 @@ func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []
 	offsetsNode(c, k, segs, n, one)
 	mark := len(c.segs)
 	for _, s := range segs {
+		if !c.w.counting() {
+			break
+		}
 		o := one
 		if o == nil {
 			o = offsetsOf[T](s)
@@ -437,7 +472,7 @@ func (c *encoding) views(segs []seg, n int) {
 	total := 0
 	for _, s := range segs {
 		views := buffer(s, 1, arrow.ViewHeaderSizeBytes)
-		bm := validityBytes(s.d)
+		bm := s.bm
 		for i := range s.n {
 			if l := viewLen(views, i); l > arrow.ViewPrefixLen+8 && isValid(bm, s.off+i) {
 				total += l
@@ -466,7 +501,7 @@ func (c *encoding) views(segs []seg, n int) {
 	for _, s := range segs {
 		views := buffer(s, 1, arrow.ViewHeaderSizeBytes)
 		data := s.d.Buffers()[2:]
-		bm := validityBytes(s.d)
+		bm := s.bm
 		dv := dstViews[at*16 : (at+s.n)*16]
 		copy(dv, views)
 		for i := range s.n {
@@ -512,8 +547,7 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 	for _, s := range segs {
 		offs := view[T](buffer(s, 1, size))
 		sizes := view[T](buffer(s, 2, size))
-		bm := validityBytes(s.d)
-		ch := s.d.Children()[0]
+		bm := s.bm
 		var lo, hi T
 		first := true
 		for i, sz := range sizes {
@@ -524,8 +558,12 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 				lo, hi = min(lo, offs[i]), max(hi, offs[i]+sz)
 			}
 		}
-		if !first && (lo < 0 || int64(hi) > int64(ch.Len())) {
-			invalidf("%s: list views reference child elements %d to %d of %d", s.d.DataType(), lo, hi, ch.Len())
+		if c.w.counting() {
+			ch := s.d.Children()[0]
+			if !first && (lo < 0 || int64(hi) > int64(ch.Len())) {
+				invalidf("%s: list views reference child elements %d to %d of %d", s.d.DataType(), lo, hi, ch.Len())
+			}
+			c.push(ch, ch.Offset()+int(lo), int(hi-lo))
 		}
 		if dst != nil {
 			do := dst[at : at+s.n]
@@ -541,7 +579,6 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 			unsupportedf("the batches' list views reference more than %d child elements", math.MaxInt32)
 		}
 		acc += hi - lo
-		c.push(ch, ch.Offset()+int(lo), int(hi-lo))
 		at += s.n
 	}
 	sdst := view[T](c.w.reserve(n * size))
@@ -549,7 +586,7 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 		at = 0
 		for _, s := range segs {
 			sizes := view[T](buffer(s, 2, size))
-			bm := validityBytes(s.d)
+			bm := s.bm
 			do := sdst[at : at+s.n]
 			if bm == nil {
 				copy(do, sizes)
@@ -598,6 +635,9 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 			r[0], r[1] = min(r[0], int(offs[i])), max(r[1], int(offs[i])+1)
 		}
 		for ci := range span {
+			if !c.w.counting() {
+				break
+			}
 			if ch := s.d.Children()[ci]; span[ci][1] > ch.Len() {
 				invalidf("%s: rows reference element %d of child %d of %d", s.d.DataType(), span[ci][1]-1, ci, ch.Len())
 			}
@@ -619,6 +659,9 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 	for ci, cp := range p.children {
 		mark := len(c.segs)
 		for k, s := range segs {
+			if !c.w.counting() {
+				break
+			}
 			ch := s.d.Children()[ci]
 			if r := c.spans[base+k*nc+ci]; r[1] > 0 {
 				c.push(ch, ch.Offset()+r[0], r[1]-r[0])
@@ -660,10 +703,12 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 				putRunEnd(dst, at+i, p.width, min(ends.at(first+i)-s.off, s.n)+acc)
 			}
 		}
-		if first+k > vals.Len() {
-			invalidf("%s: %d runs and %d values", s.d.DataType(), re.Len(), vals.Len())
+		if c.w.counting() {
+			if first+k > vals.Len() {
+				invalidf("%s: %d runs and %d values", s.d.DataType(), re.Len(), vals.Len())
+			}
+			c.push(vals, vals.Offset()+first, k)
 		}
-		c.push(vals, vals.Offset()+first, k)
 		acc += s.n
 		at += k
 	}

@@ -229,7 +229,7 @@ func (e *Encoder) write(block []byte, c *encoding, k, rows int, xf flags) {
 		stored: len(block) - headerSize, raw: len(block) - headerSize}
 	h.put(block)
 	c.w = writer{buf: block, pos: headerSize, xf: xf}
-	c.di = 0
+	c.di, c.lp, c.li = 0, 0, 0
 	e.body(c, k)
 	if c.w.pos != len(block) {
 		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), c.w.pos))
