@@ -38,14 +38,22 @@ type Way struct {
 	// stream into memory and to read that stream back, in nanoseconds.
 	WriteNs float64 `json:"write_ns"`
 	ReadNs  float64 `json:"read_ns"`
+	// WriteCPUNs and ReadCPUNs are the CPU time (user and system, of the
+	// whole process) per write and per read, 0 where unknown. On a machine
+	// busy with other work they are steadier than the times, which count
+	// the waits for a CPU too.
+	WriteCPUNs float64 `json:"write_cpu_ns"`
+	ReadCPUNs  float64 `json:"read_cpu_ns"`
 	// Allocs is the number of heap allocations of a write and a read.
 	Allocs float64 `json:"allocs"`
 	// Bytes is the stream's size; Blocks the number of batches read back.
 	Bytes  int64 `json:"bytes"`
 	Blocks int   `json:"blocks"`
 	// Ratio is (WriteNs+ReadNs) over the coalescing Writer's: how many
-	// times slower than coalescing this way is.
-	Ratio float64 `json:"ratio_to_coalesced"`
+	// times slower than coalescing this way is; CPURatio the same of the CPU
+	// times (0 where unknown).
+	Ratio    float64 `json:"ratio_to_coalesced"`
+	CPURatio float64 `json:"cpu_ratio_to_coalesced"`
 	// Err says why the way could not be measured; empty when it was.
 	Err string `json:"error,omitempty"`
 }
@@ -180,13 +188,13 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 			if rw.Err != "" {
 				continue
 			}
-			wop, err := timeOp(1, func(int) error { buf.Reset(); return w.write(&buf) })
+			wop, wcpu, err := timeOpCPU(func(int) error { buf.Reset(); return w.write(&buf) })
 			if err != nil {
 				rw.Err = "write: " + err.Error()
 				continue
 			}
 			blocks := 0
-			rop, err := timeOp(1, func(int) error {
+			rop, rcpu, err := timeOpCPU(func(int) error {
 				n, err := w.read(bytes.NewReader(streams[i]))
 				blocks = n
 				return err
@@ -197,6 +205,7 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 			}
 			if round == 0 || wop.NsPerBlock+rop.NsPerBlock < rw.WriteNs+rw.ReadNs {
 				rw.WriteNs, rw.ReadNs = wop.NsPerBlock, rop.NsPerBlock
+				rw.WriteCPUNs, rw.ReadCPUNs = wcpu, rcpu
 				rw.Allocs = wop.AllocsPerBlock + rop.AllocsPerBlock
 				rw.Bytes, rw.Blocks = int64(len(streams[i])), blocks
 			}
@@ -206,6 +215,9 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		for i := range res.Ways {
 			if w := &res.Ways[i]; w.Err == "" {
 				w.Ratio = (w.WriteNs + w.ReadNs) / (base.WriteNs + base.ReadNs)
+				if base.WriteCPUNs > 0 {
+					w.CPURatio = (w.WriteCPUNs + w.ReadCPUNs) / (base.WriteCPUNs + base.ReadCPUNs)
+				}
 			}
 		}
 	}
@@ -337,12 +349,20 @@ type AppendBatchesResult struct {
 	AppendBatchesNs float64 `json:"append_batches_ns"`
 	AppendNs        float64 `json:"append_ns"`
 	CopyNs          float64 `json:"copy_ns"`
+	// AppendBatchesCPUNs, AppendCPUNs and CopyCPUNs are the same in CPU
+	// time (of the whole process), 0 where unknown.
+	AppendBatchesCPUNs float64 `json:"append_batches_cpu_ns"`
+	AppendCPUNs        float64 `json:"append_cpu_ns"`
+	CopyCPUNs          float64 `json:"copy_cpu_ns"`
 	// Allocs is AppendBatches's heap allocations per call.
 	Allocs float64 `json:"allocs"`
 	// CoalesceRatio is AppendBatchesNs / AppendNs (target: at most 1.3);
-	// CopyRatio is AppendNs / CopyNs (encode over copy).
+	// CopyRatio is AppendNs / CopyNs (encode over copy). CPURatio and
+	// CopyCPURatio are the same of the CPU times.
 	CoalesceRatio float64 `json:"coalesce_ratio"`
 	CopyRatio     float64 `json:"copy_ratio"`
+	CPURatio      float64 `json:"coalesce_cpu_ratio"`
+	CopyCPURatio  float64 `json:"copy_cpu_ratio"`
 }
 
 // MeasureAppendBatches cuts rec into batches of pieceRows rows (compact
@@ -396,16 +416,16 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 	buf := alignedCopy(one)[:0]
 	dst := alignedCopy(one)
 	ops := []struct {
-		dst *float64
-		run func(int) error
+		dst, cpu *float64
+		run      func(int) error
 	}{
-		{&res.AppendBatchesNs, func(int) error { _, err := enc.AppendBatches(buf, pieces...); return err }},
-		{&res.AppendNs, func(int) error { _, err := enc.Append(buf, rec); return err }},
-		{&res.CopyNs, func(int) error { copy(dst, one); return nil }},
+		{&res.AppendBatchesNs, &res.AppendBatchesCPUNs, func(int) error { _, err := enc.AppendBatches(buf, pieces...); return err }},
+		{&res.AppendNs, &res.AppendCPUNs, func(int) error { _, err := enc.Append(buf, rec); return err }},
+		{&res.CopyNs, &res.CopyCPUNs, func(int) error { copy(dst, one); return nil }},
 	}
 	for round := range opts.runs() {
 		for i, o := range ops {
-			op, err := timeOp(1, o.run)
+			op, cpu, err := timeOpCPU(o.run)
 			if err != nil {
 				return res, err
 			}
@@ -415,21 +435,42 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 					res.Allocs = op.AllocsPerBlock
 				}
 			}
+			if round == 0 || cpu < *o.cpu {
+				*o.cpu = cpu
+			}
 		}
 	}
 	res.CoalesceRatio = res.AppendBatchesNs / res.AppendNs
 	res.CopyRatio = res.AppendNs / res.CopyNs
+	if res.AppendCPUNs > 0 && res.CopyCPUNs > 0 {
+		res.CPURatio = res.AppendBatchesCPUNs / res.AppendCPUNs
+		res.CopyCPURatio = res.AppendCPUNs / res.CopyCPUNs
+	}
 	return res, nil
+}
+
+// timeOpCPU is timeOp of one block, which also returns the CPU time per
+// run of op (0 if unknown): the process's CPU time over the timing divided
+// by the runs of op it made, warm-up runs included.
+func timeOpCPU(op func(i int) error) (Op, float64, error) {
+	runs := 0
+	start, ok := cpuTime()
+	o, err := timeOp(1, func(i int) error { runs++; return op(i) })
+	end, ok2 := cpuTime()
+	if err != nil || !ok || !ok2 || runs == 0 {
+		return o, 0, err
+	}
+	return o, float64((end - start).Nanoseconds()) / float64(runs), nil
 }
 
 // WriteCoalesceTables prints the results of MeasureAppendBatches and
 // MeasureCoalescing as two tables.
 func WriteCoalesceTables(w io.Writer, appends []AppendBatchesResult, ways []CoalesceResult) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\trows\tpiece rows\tAppendBatches\tAppend\tcopy\tAppendBatches/Append\tAppend/copy\tallocs\t")
+	fmt.Fprintln(tw, "shape\trows\tpiece rows\tAppendBatches\tAppend\tcopy\tAppendBatches/Append\t(CPU)\tAppend/copy\t(CPU)\tallocs\t")
 	for _, r := range appends {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f us\t%.1f us\t%.1f us\t%.2fx\t%.2fx\t%.0f\t\n", r.Shape, r.Rows, r.PieceRows,
-			r.AppendBatchesNs/1e3, r.AppendNs/1e3, r.CopyNs/1e3, r.CoalesceRatio, r.CopyRatio, r.Allocs)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f us\t%.1f us\t%.1f us\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.0f\t\n", r.Shape, r.Rows, r.PieceRows,
+			r.AppendBatchesNs/1e3, r.AppendNs/1e3, r.CopyNs/1e3, r.CoalesceRatio, r.CPURatio, r.CopyRatio, r.CopyCPURatio, r.Allocs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -437,14 +478,14 @@ func WriteCoalesceTables(w io.Writer, appends []AppendBatchesResult, ways []Coal
 	for _, r := range ways {
 		fmt.Fprintf(w, "\n%d batches of %d %s rows, written as a stream and read back (blocks of %d rows):\n", r.Pieces, r.PieceRows, r.Shape, r.BlockRows)
 		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "way\twrite\tread\ttotal\tx coalesced\tbatches read\tbytes\tallocs\t")
+		fmt.Fprintln(tw, "way\twrite\tread\ttotal\tx coalesced\tCPU total\tx coalesced (CPU)\tbatches read\tbytes\tallocs\t")
 		for _, wy := range r.Ways {
 			if wy.Err != "" {
-				fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\n", wy.Name, "failed: "+wy.Err)
+				fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\n", wy.Name, "failed: "+wy.Err)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%.2f ms\t%.2f ms\t%.2f ms\t%.1fx\t%d\t%d\t%.0f\t\n", wy.Name, wy.WriteNs/1e6, wy.ReadNs/1e6,
-				(wy.WriteNs+wy.ReadNs)/1e6, wy.Ratio, wy.Blocks, wy.Bytes, wy.Allocs)
+			fmt.Fprintf(tw, "%s\t%.2f ms\t%.2f ms\t%.2f ms\t%.1fx\t%.2f ms\t%.1fx\t%d\t%d\t%.0f\t\n", wy.Name, wy.WriteNs/1e6, wy.ReadNs/1e6,
+				(wy.WriteNs+wy.ReadNs)/1e6, wy.Ratio, (wy.WriteCPUNs+wy.ReadCPUNs)/1e6, wy.CPURatio, wy.Blocks, wy.Bytes, wy.Allocs)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
