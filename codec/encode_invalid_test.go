@@ -106,15 +106,24 @@ func TestWriteAfterClose(t *testing.T) {
 // through the transforms xf, which only compressed blocks may carry.
 func rawBlock(t testing.TB, e *Encoder, rec arrow.RecordBatch, size int, xf flags) []byte {
 	t.Helper()
-	c := new(encoding)
-	defer c.reset()
-	for _, col := range rec.Columns() {
-		d := col.Data()
-		c.push(d, d.Offset(), d.Len())
+	raw := encodeRaw(t, e, rec, xf)
+	if len(raw) != size {
+		t.Fatalf("raw block of %d bytes, want %d", len(raw), size)
 	}
-	raw := make([]byte, size)
-	c.w = writer{}
-	e.body(c, 1)
-	e.write(raw, c, 1, int(rec.NumRows()), xf)
+	return raw
+}
+
+// encodeRaw writes rec as an uncompressed block, in 8-byte aligned memory,
+// whose buffers went through the transforms xf, as the raw block of a
+// compressed one would be.
+func encodeRaw(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) []byte {
+	t.Helper()
+	c, rows, size, err := e.sized([]arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.putEncoding(c)
+	raw := unsafeBytes(make([]uint64, (size+7)/8))[:size]
+	e.write(raw, c, 1, rows, xf)
 	return raw
 }

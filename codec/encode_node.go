@@ -533,21 +533,28 @@ func viewLen(views []byte, i int) int {
 }
 
 // listViewNode writes the offsets and sizes of segs of a list view array and
-// the child ranges they reference. Only valid, non-empty list views
-// reference their child, as in array.Concatenate's result: each seg's child
-// is cut to the range [lo, hi) those reference, offsets are rebased to it
-// and continued from the previous seg's, and null or empty list views are
-// written with offset 0 (null ones with size 0 too).
+// the child ranges they reference: each seg's child is cut to the range
+// [lo, hi) its list views reference, offsets are rebased to it and
+// continued from the previous seg's, and empty list views get offset 0.
+// A single seg is written as it is (null list views keep their sizes and
+// count in the range, as Append always wrote them). Several segs are
+// written as array.Concatenate's result would be: only valid, non-empty
+// list views reference the child, and null ones are written with offset 0
+// and size 0.
 func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 	size := int(unsafe.Sizeof(T(0)))
 	dst := view[T](c.w.reserve(n * size))
 	mark := len(c.segs)
 	var acc T
 	at := 0
+	concat := len(segs) > 1
 	for _, s := range segs {
 		offs := view[T](buffer(s, 1, size))
 		sizes := view[T](buffer(s, 2, size))
 		bm := s.bm
+		if !concat {
+			bm = nil // null rows count as the others
+		}
 		var lo, hi T
 		first := true
 		for i, sz := range sizes {
@@ -588,7 +595,7 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 			sizes := view[T](buffer(s, 2, size))
 			bm := s.bm
 			do := sdst[at : at+s.n]
-			if bm == nil {
+			if bm == nil || !concat {
 				copy(do, sizes)
 			} else {
 				for i, sz := range sizes {

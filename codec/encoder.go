@@ -64,7 +64,9 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
 // AppendBatches encodes the rows of recs, in order, as one block appended to
 // dst, and returns the extended slice: the block decodes as one batch, and
 // is byte for byte the block Append writes for array.Concatenate's
-// concatenation of recs, without making that concatenation. Zero batches,
+// concatenation of recs, without making that concatenation. (One batch is
+// written as Append writes it, which keeps the sizes of null list views
+// that Concatenate sets to 0.) Zero batches,
 // or batches of zero rows, make a valid block of zero rows. When dst has
 // room for the block, AppendBatches allocates nothing, unless batches carry
 // dictionaries that differ, which it unifies as array.Concatenate does.
