@@ -36,7 +36,8 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 		}
 	case dc.concat:
 		c.w.values(dc.indices, p.width, p.transpose)
-		for _, s := range segs {
+		for si := range segs {
+			s := &segs[si]
 			d := s.d.Dictionary()
 			c.push(d, d.Offset(), d.Len())
 		}
@@ -57,7 +58,8 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 // resolveDicts decides how the dictionary node of segs is written (see
 // dict), checking the indices' buffers on the way.
 func resolveDicts(p *plan, segs []seg, n int) dictCat {
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		buffer(s, 1, p.width)
 		if s.d.Dictionary() == nil {
 			invalidf("%s without a dictionary", s.d.DataType())
@@ -81,7 +83,8 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 	}
 	defer u.Release()
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		d := array.MakeFromData(s.d.Dictionary())
 		tb, err := u.UnifyAndTranspose(d)
 		d.Release()
@@ -108,7 +111,8 @@ func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
 		limit = int64(1)<<(8*p.width) - 1
 	}
 	base, at := int64(0), 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		src := buffer(s, 1, p.width)
 		bm := s.bm
 		dn := int64(s.d.Dictionary().Len())
@@ -140,7 +144,8 @@ func sameDicts(segs []seg) bool {
 			a0.Release()
 		}
 	}()
-	for _, s := range segs[1:] {
+	for si := range segs[1:] {
+		s := &segs[1:][si]
 		d := s.d.Dictionary()
 		if d == d0 {
 			continue
@@ -160,7 +165,7 @@ func sameDicts(segs []seg) bool {
 
 // transposeIndices writes the indices of s's rows into dst mapped through
 // tr, and 0 for null rows, as array.Concatenate does.
-func transposeIndices(p *plan, s seg, dst []byte, tr []int32) {
+func transposeIndices(p *plan, s *seg, dst []byte, tr []int32) {
 	src := buffer(s, 1, p.width)
 	bm := s.bm
 	for i := range s.n {

@@ -124,7 +124,8 @@ func (c *encoding) child(p *plan, mark int) {
 // and offset the rows need is checked against the buffers first.
 func (c *encoding) node(p *plan, segs []seg) {
 	n := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		n += s.n
 	}
 	c.w.word(uint64(n))
@@ -154,7 +155,8 @@ func (c *encoding) node(p *plan, segs []seg) {
 	case kFixedList:
 		c.validity(segs, n)
 		mark := len(c.segs)
-		for _, s := range segs {
+		for si := range segs {
+			s := &segs[si]
 			if !c.w.counting() {
 				break
 			}
@@ -194,7 +196,8 @@ func (c *encoding) node(p *plan, segs []seg) {
 func (c *encoding) sameRowChildren(p *plan, segs []seg) {
 	for i, cp := range p.children {
 		mark := len(c.segs)
-		for _, s := range segs {
+		for si := range segs {
+			s := &segs[si]
 			if !c.w.counting() {
 				break
 			}
@@ -218,7 +221,7 @@ func bytesOf(b *memory.Buffer) []byte {
 // buffer returns the bytes of buffer i of s's array that hold its rows as
 // values of width bytes (width 0: bits), after checking the buffer holds
 // them.
-func buffer(s seg, i, width int) []byte {
+func buffer(s *seg, i, width int) []byte {
 	b := s.b1
 	if i == 2 {
 		b = s.b2
@@ -238,7 +241,7 @@ func buffer(s seg, i, width int) []byte {
 
 // hasNulls reports whether any row of s is null, after checking its bitmap
 // covers the rows.
-func hasNulls(s seg) bool {
+func hasNulls(s *seg) bool {
 	bm := s.bm
 	if s.n == 0 || bm == nil {
 		return false
@@ -260,7 +263,8 @@ func hasNulls(s seg) bool {
 // buffer when every one of them is valid.
 func (c *encoding) validity(segs []seg, n int) {
 	nulls := false
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		if hasNulls(s) {
 			nulls = true
 			break
@@ -275,7 +279,8 @@ func (c *encoding) validity(segs []seg, n int) {
 		return
 	}
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		if bm := s.bm; bm != nil && s.n > 0 {
 			if uint64(len(bm))*8 < uint64(s.off)+uint64(s.n) {
 				invalidf("%s: validity bitmap of %d bytes is too short for rows up to %d", s.d.DataType(), len(bm), s.off+s.n)
@@ -297,7 +302,8 @@ func isValid(bm []byte, i int) bool {
 func (c *encoding) bits(segs []seg, n int) {
 	dst := c.w.reserve((n + 7) / 8)
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		b := buffer(s, 1, 0)
 		if dst != nil {
 			arrowpack.CopyBitsAt(dst, at, b, s.off, s.n)
@@ -311,7 +317,7 @@ func (c *encoding) bits(segs []seg, n int) {
 // flagTranspose.
 func (c *encoding) fixed(segs []seg, n, width int, transpose bool) {
 	if len(segs) == 1 {
-		c.w.values(buffer(segs[0], 1, width), width, transpose)
+		c.w.values(buffer(&segs[0], 1, width), width, transpose)
 		return
 	}
 	dst := c.w.reserve(n * width)
@@ -322,14 +328,16 @@ func (c *encoding) fixed(segs []seg, n, width int, transpose bool) {
 		}
 		all := c.gbuf[:len(dst)]
 		at := 0
-		for _, s := range segs {
+		for si := range segs {
+			s := &segs[si]
 			at += copy(all[at:], buffer(s, 1, width))
 		}
 		arrowpack.TransposeBytes(dst, all, width)
 		return
 	}
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		b := buffer(s, 1, width)
 		if dst != nil {
 			copy(dst[at:], b)
@@ -345,7 +353,7 @@ var zeroWord [1]uint64
 // offsetsOf returns the n+1 offsets of s's rows (buffer 1), after checking
 // the buffer holds them and that they delimit a range of at least 0
 // elements starting at 0 or above.
-func offsetsOf[T int32 | int64](s seg) []T {
+func offsetsOf[T int32 | int64](s *seg) []T {
 	b := s.b1
 	if s.n == 0 && len(b) == 0 {
 		return view[T](unsafeBytes(zeroWord[:]))[:1]
@@ -387,7 +395,8 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 	}
 	var total T
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		o := offsetsOf[T](s)
 		if dst != nil {
 			if c.w.xf&flagLengths != 0 {
@@ -409,7 +418,7 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 // string array.
 func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) {
 	if len(segs) == 1 {
-		s := segs[0]
+		s := &segs[0]
 		o := offsetsOf[T](s)
 		data := s.b2
 		if int64(o[s.n]) > int64(len(data)) {
@@ -421,7 +430,8 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 	}
 	offsetsNode(c, k, segs, n, nil)
 	total := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		o := offsetsOf[T](s)
 		if data := s.b2; int64(o[s.n]) > int64(len(data)) {
 			invalidf("%s: offsets reach byte %d of a data buffer of %d", s.d.DataType(), o[s.n], len(data))
@@ -433,7 +443,8 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 		return
 	}
 	at := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		o := offsetsOf[T](s)
 		at += copy(dst[at:], s.b2[o[0]:o[s.n]])
 	}
@@ -444,11 +455,12 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
 	var one []T
 	if len(segs) == 1 {
-		one = offsetsOf[T](segs[0])
+		one = offsetsOf[T](&segs[0])
 	}
 	offsetsNode(c, k, segs, n, one)
 	mark := len(c.segs)
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		if !c.w.counting() {
 			break
 		}
@@ -470,7 +482,8 @@ func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []
 // rows are written as empty inline views.
 func (c *encoding) views(segs []seg, n int) {
 	total := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		views := buffer(s, 1, arrow.ViewHeaderSizeBytes)
 		bm := s.bm
 		for i := range s.n {
@@ -498,7 +511,8 @@ func (c *encoding) views(segs []seg, n int) {
 		return
 	}
 	pos, at := 0, 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		views := buffer(s, 1, arrow.ViewHeaderSizeBytes)
 		data := s.d.Buffers()[2:]
 		bm := s.bm
@@ -548,7 +562,8 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 	var acc T
 	at := 0
 	concat := len(segs) > 1
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		offs := view[T](buffer(s, 1, size))
 		sizes := view[T](buffer(s, 2, size))
 		bm := s.bm
@@ -591,7 +606,8 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 	sdst := view[T](c.w.reserve(n * size))
 	if sdst != nil {
 		at = 0
-		for _, s := range segs {
+		for si := range segs {
+			s := &segs[si]
 			sizes := view[T](buffer(s, 2, size))
 			bm := s.bm
 			do := sdst[at : at+s.n]
@@ -626,7 +642,8 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 	}
 	var acc [128]int
 	at := 0
-	for k, s := range segs {
+	for k := range segs {
+		s := &segs[k]
 		ids := buffer(s, 1, 1)
 		offs := view[int32](buffer(s, 2, 4))
 		span := c.spans[base+k*nc : base+(k+1)*nc]
@@ -665,7 +682,8 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 	}
 	for ci, cp := range p.children {
 		mark := len(c.segs)
-		for k, s := range segs {
+		for k := range segs {
+			s := &segs[k]
 			if !c.w.counting() {
 				break
 			}
@@ -691,7 +709,8 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 		unsupportedf("%d rows of %s do not fit its run ends", n, p.dt)
 	}
 	runs := 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		first, last := runRange(p, s)
 		runs += last - first + 1
 	}
@@ -700,7 +719,8 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 	dst := c.w.reserve(runs * p.width)
 	mark := len(c.segs)
 	acc, at := 0, 0
-	for _, s := range segs {
+	for si := range segs {
+		s := &segs[si]
 		re, vals := s.d.Children()[0], s.d.Children()[1]
 		first, last := runRange(p, s)
 		k := last - first + 1
@@ -725,7 +745,7 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 // runRange returns the runs [first, last] of a run-end encoded seg that
 // cover its rows, after checking its run ends buffer and that the runs
 // reach its last row.
-func runRange(p *plan, s seg) (first, last int) {
+func runRange(p *plan, s *seg) (first, last int) {
 	if s.n == 0 {
 		return 0, -1
 	}
