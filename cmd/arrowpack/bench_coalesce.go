@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,9 +73,7 @@ func runCoalesceBench(e *env, o *benchOptions, opts measure.Options) error {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	if o.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(e.stdout, rep)
 	}
 	return measure.WriteCoalesceTables(e.stdout, rep.AppendBatches, rep.Streams)
 }
