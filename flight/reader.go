@@ -1,0 +1,329 @@
+package flight
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/codec"
+)
+
+// A Reader reads the record batches of a Flight data stream: arrowpack
+// blocks as a Writer sends them, standard Arrow IPC FlightData as arrow-go's
+// flight.NewRecordWriter (or any Flight producer) sends them, or a mix of
+// both. It is the counterpart of arrow-go's flight.NewRecordReader and
+// implements array.RecordReader, arrio.Reader and flight.MessageReader.
+//
+// Every batch it returns is sound all the way down: arrowpack blocks are
+// checked by the codec's Decoder, IPC batches with
+// array.ValidateRecordFull. Malformed input ends the reading with an error
+// wrapping codec.ErrCorrupt (or codec.ErrSchemaMismatch,
+// codec.ErrUnsupported); an error of the stream (a gRPC status, say) is
+// returned as it is. The Reader never panics on its input, allocates at
+// most codec.WithMaxBlockSize for a block or an IPC batch from a size it
+// read, and a stream that ends in the middle of a split block is an error,
+// never a shorter batch. A Reader is not safe for concurrent use.
+type Reader struct {
+	stream   aflight.DataStreamReader
+	opts     []codec.Option
+	maxBlock int
+	schema   *arrow.Schema
+	dec      *codec.Decoder
+	ipcr     *ipc.Reader
+	msgs     *messageReader
+	mem      *cappedAllocator
+
+	refs    atomic.Int64
+	rec     arrow.RecordBatch
+	meta    []byte
+	descr   *aflight.FlightDescriptor
+	pending []byte
+	plen    uint64
+	err     error
+	done    bool
+}
+
+// NewReader reads the schema message from stream and returns a Reader of
+// the batches that follow. Options are the codec's Decoder options
+// (codec.WithAllocator, codec.WithMaxBlockSize). A stream whose first data
+// message is not an IPC schema message (an arrowpack block, say) is refused
+// with an error wrapping codec.ErrCorrupt.
+func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader, err error) {
+	if stream == nil {
+		return nil, fmt.Errorf("%w: arrowpack flight: nil stream", codec.ErrCorrupt)
+	}
+	r := &Reader{stream: stream, opts: opts, maxBlock: maxBlockSize(opts)}
+	r.refs.Store(1)
+	r.mem = &cappedAllocator{mem: memory.DefaultAllocator, limit: int64(r.maxBlock)}
+	r.msgs = &messageReader{r: r}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: arrowpack flight: malformed schema message: %v", codec.ErrCorrupt, p)
+		}
+	}()
+	// Like arrow-go, skip leading messages that carry no data (a descriptor
+	// or app_metadata alone).
+	for {
+		fd, err := r.recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("%w: arrowpack flight: stream ended before its schema message", codec.ErrCorrupt)
+			}
+			return nil, err
+		}
+		if hasMarker(fd.AppMetadata) {
+			return nil, fmt.Errorf("%w: arrowpack flight: arrowpack block before the schema message", codec.ErrCorrupt)
+		}
+		if len(fd.DataHeader) > 0 {
+			r.msgs.peeked = fd
+			break
+		}
+		r.meta = fd.AppMetadata
+	}
+	r.ipcr, err = ipc.NewReaderFromMessageReader(r.msgs, ipc.WithAllocator(r.mem))
+	if err != nil {
+		return nil, fmt.Errorf("%w: arrowpack flight: reading the schema message: %v", codec.ErrCorrupt, err)
+	}
+	r.schema = r.ipcr.Schema()
+	return r, nil
+}
+
+// maxBlockSize is the limit on a joined block and on what one IPC batch may
+// allocate. The codec keeps its options to itself, so a
+// codec.WithMaxBlockSize given to NewReader reaches the Decoder (which
+// checks every block body against it) but not this limit, which stays the
+// codec's default.
+func maxBlockSize([]codec.Option) int { return codec.DefaultMaxBlockSize }
+
+// recv returns the next FlightData and notes its descriptor.
+func (r *Reader) recv() (*aflight.FlightData, error) {
+	fd, err := r.stream.Recv()
+	if err != nil {
+		return nil, err
+	}
+	if fd == nil {
+		return nil, fmt.Errorf("%w: arrowpack flight: nil FlightData", codec.ErrCorrupt)
+	}
+	if fd.FlightDescriptor != nil {
+		r.descr = fd.FlightDescriptor
+	}
+	return fd, nil
+}
+
+// Schema returns the stream's schema.
+func (r *Reader) Schema() *arrow.Schema { return r.schema }
+
+// Next advances to the next batch and reports whether there is one. At the
+// end of the stream, or on an error, it returns false; Err tells which.
+func (r *Reader) Next() bool {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.err != nil || r.done {
+		return false
+	}
+	rec, err := r.next()
+	switch {
+	case err != nil:
+		r.err = err
+		r.pending = nil
+		return false
+	case rec == nil:
+		r.done = true
+		return false
+	}
+	r.rec = rec
+	return true
+}
+
+// next returns the next batch, nil at the end of the stream.
+func (r *Reader) next() (rec arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("%w: arrowpack flight: malformed message: %v", codec.ErrCorrupt, p)
+		}
+	}()
+	for {
+		fd, err := r.recv()
+		if errors.Is(err, io.EOF) {
+			if r.pending != nil {
+				return nil, fmt.Errorf("%w: arrowpack flight: stream ended after %d of the %d bytes of a split block", codec.ErrCorrupt, len(r.pending), r.plen)
+			}
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if hasMarker(fd.AppMetadata) {
+			rec, err := r.part(fd)
+			if rec != nil || err != nil {
+				return rec, err
+			}
+			continue
+		}
+		if r.pending != nil {
+			return nil, fmt.Errorf("%w: arrowpack flight: a split block is interrupted by another message after %d of its %d bytes", codec.ErrCorrupt, len(r.pending), r.plen)
+		}
+		if len(fd.DataHeader) == 0 {
+			if len(fd.DataBody) > 0 {
+				return nil, fmt.Errorf("%w: arrowpack flight: FlightData with a %d-byte body but neither an IPC header nor an arrowpack marker", codec.ErrCorrupt, len(fd.DataBody))
+			}
+			r.meta = fd.AppMetadata // app_metadata alone
+			continue
+		}
+		return r.ipcBatch(fd)
+	}
+}
+
+// part takes one FlightData of an arrowpack block and returns the batch
+// once the block is whole.
+func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
+	if len(fd.DataHeader) != 0 {
+		return nil, fmt.Errorf("%w: arrowpack flight: app_metadata claims an arrowpack block but the message carries a %d-byte IPC header", codec.ErrCorrupt, len(fd.DataHeader))
+	}
+	m, user, err := parseMarker(fd.AppMetadata)
+	if err != nil {
+		return nil, err
+	}
+	if m.blockLen > uint64(r.maxBlock)+1<<20 {
+		return nil, fmt.Errorf("%w: arrowpack flight: block of %d bytes is over the limit of %d", codec.ErrCorrupt, m.blockLen, r.maxBlock)
+	}
+	body := fd.DataBody
+	if r.pending == nil && m.last {
+		if uint64(len(body)) != m.blockLen {
+			return nil, fmt.Errorf("%w: arrowpack flight: block of %d bytes in a message that says %d", codec.ErrCorrupt, len(body), m.blockLen)
+		}
+		return r.decode(body, user)
+	}
+	if len(body) == 0 && !m.last {
+		return nil, fmt.Errorf("%w: arrowpack flight: empty part of a split block", codec.ErrCorrupt)
+	}
+	if r.pending == nil {
+		r.plen = m.blockLen
+		// Grow with what arrives, never from the length the marker claims.
+		r.pending = make([]byte, 0, len(body))
+	} else if m.blockLen != r.plen {
+		return nil, fmt.Errorf("%w: arrowpack flight: part of a %d-byte block inside a %d-byte one", codec.ErrCorrupt, m.blockLen, r.plen)
+	}
+	if uint64(len(body)) > r.plen-uint64(len(r.pending)) {
+		return nil, fmt.Errorf("%w: arrowpack flight: parts of a split block exceed its %d bytes", codec.ErrCorrupt, r.plen)
+	}
+	r.pending = append(r.pending, body...)
+	if !m.last {
+		return nil, nil
+	}
+	if uint64(len(r.pending)) != r.plen {
+		return nil, fmt.Errorf("%w: arrowpack flight: split block has %d of its %d bytes at its last part", codec.ErrCorrupt, len(r.pending), r.plen)
+	}
+	block := r.pending
+	r.pending = nil
+	return r.decode(block, user)
+}
+
+// decode decodes one whole arrowpack block.
+func (r *Reader) decode(block, user []byte) (arrow.RecordBatch, error) {
+	if r.dec == nil {
+		dec, err := codec.NewDecoder(r.schema, r.opts...)
+		if err != nil {
+			return nil, err
+		}
+		r.dec = dec
+	}
+	// The block is the Reader's own (gRPC unmarshals every message into
+	// new memory), so the batch may alias it.
+	rec, err := r.dec.Decode(block)
+	if err != nil {
+		return nil, err
+	}
+	r.meta = user
+	return rec, nil
+}
+
+// ipcBatch reads a batch from IPC messages starting with fd.
+func (r *Reader) ipcBatch(fd *aflight.FlightData) (arrow.RecordBatch, error) {
+	r.msgs.peeked = fd
+	r.msgs.err = nil
+	r.mem.reset()
+	if !r.ipcr.Next() {
+		if err := r.ipcr.Err(); err != nil {
+			if r.msgs.err != nil {
+				return nil, r.msgs.err // the stream's own error, or ours
+			}
+			return nil, fmt.Errorf("%w: arrowpack flight: IPC message: %v", codec.ErrCorrupt, err)
+		}
+		return nil, fmt.Errorf("%w: arrowpack flight: IPC message of type %s where a record batch was expected", codec.ErrCorrupt, messageType(fd))
+	}
+	rec := r.ipcr.RecordBatch()
+	if err := array.ValidateRecordFull(rec); err != nil {
+		return nil, fmt.Errorf("%w: arrowpack flight: IPC batch is invalid: %v", codec.ErrCorrupt, err)
+	}
+	rec.Retain()
+	r.meta = r.msgs.meta
+	return rec, nil
+}
+
+// RecordBatch returns the current batch. The Reader releases it at the next
+// call of Next or at Release; Retain it to keep it longer.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+// Record returns the current batch.
+//
+// Deprecated: Use RecordBatch instead.
+func (r *Reader) Record() arrow.RecordBatch { return r.rec }
+
+// Read returns the next batch, or nil and io.EOF at the end of the stream,
+// as arrio.Reader asks. The Reader releases the batch at the next call.
+func (r *Reader) Read() (arrow.RecordBatch, error) {
+	if r.Next() {
+		return r.rec, nil
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return nil, io.EOF
+}
+
+// Err returns the error that ended the reading, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// LatestAppMetadata returns the application metadata of the current batch
+// (without the arrowpack marker), or of the last FlightData that carried
+// metadata alone.
+func (r *Reader) LatestAppMetadata() []byte { return r.meta }
+
+// LatestFlightDescriptor returns the last descriptor the stream carried
+// (a DoPut's, on its first message).
+func (r *Reader) LatestFlightDescriptor() *aflight.FlightDescriptor { return r.descr }
+
+// Chunk returns the current batch with the descriptor and metadata.
+func (r *Reader) Chunk() aflight.StreamChunk {
+	return aflight.StreamChunk{Data: r.rec, Desc: r.descr, AppMetadata: r.meta}
+}
+
+// Retain adds a reference to the Reader.
+func (r *Reader) Retain() { r.refs.Add(1) }
+
+// Release removes a reference; at the last one the current batch is
+// released. The stream is not closed.
+func (r *Reader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.ipcr != nil {
+		r.ipcr.Release()
+	}
+	r.pending = nil
+}
+
+var _ aflight.MessageReader = (*Reader)(nil)
