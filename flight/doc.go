@@ -4,8 +4,8 @@
 //
 // A Writer sends a standard IPC schema message first (so descriptors,
 // routing and GetSchema stay standard), then one arrowpack block per batch
-// in the data_body of a FlightData whose app_metadata starts with a 16-byte
-// marker ("APKF", version, flags, block length); the user's own
+// in the data_body of a FlightData whose app_metadata starts with a 24-byte
+// marker ("APKF", version, flags, block length, CRC32C); the user's own
 // app_metadata follows the marker and comes back from
 // Reader.LatestAppMetadata. A Reader reads such streams and plain Arrow IPC
 // FlightData alike, so one reader serves arrowpack and standard Flight

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/arrowpack/arrowpack/codec"
 )
@@ -16,6 +17,11 @@ import (
 //	5  uint8    flags: bit 0 set on the last part of a block
 //	6  [2]byte  reserved, zero
 //	8  uint64   length of the whole block in bytes, little-endian
+//	16 uint32   CRC32C (Castagnoli) of the whole block, little-endian
+//	20 [4]byte  reserved, zero
+//
+// The checksum makes any change to a block on its way an error, as the
+// frame checksum does in an arrowpack stream file.
 //
 // A block is carried in the data_body of one FlightData, or of several in a
 // row when it is larger than the message size limit, each with a marker
@@ -23,7 +29,7 @@ import (
 // FlightData has an empty data_header: a message with both an IPC header and
 // the marker is refused.
 const (
-	markerSize    = 16
+	markerSize    = 24
 	markerVersion = 1
 	flagLast      = 1
 )
@@ -36,14 +42,21 @@ var markerMagic = []byte("APKF")
 // any size goes through with default client and server options.
 const DefaultMaxMessageSize = 4<<20 - 64<<10
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum returns the CRC32C of a block.
+func checksum(block []byte) uint32 { return crc32.Checksum(block, castagnoli) }
+
 // marker is a parsed arrowpack marker.
 type marker struct {
 	last     bool
 	blockLen uint64
+	crc      uint32
 }
 
-// appendMarker appends the marker of a part of a block of blockLen bytes.
-func appendMarker(dst []byte, last bool, blockLen int) []byte {
+// appendMarker appends the marker of a part of a block of blockLen bytes
+// whose CRC32C is crc.
+func appendMarker(dst []byte, last bool, blockLen int, crc uint32) []byte {
 	var m [markerSize]byte
 	copy(m[:], markerMagic)
 	m[4] = markerVersion
@@ -51,6 +64,7 @@ func appendMarker(dst []byte, last bool, blockLen int) []byte {
 		m[5] = flagLast
 	}
 	binary.LittleEndian.PutUint64(m[8:], uint64(blockLen))
+	binary.LittleEndian.PutUint32(m[16:], crc)
 	return append(dst, m[:]...)
 }
 
@@ -66,10 +80,14 @@ func parseMarker(meta []byte) (marker, []byte, error) {
 	if v := meta[4]; v != markerVersion {
 		return marker{}, nil, fmt.Errorf("%w: arrowpack marker version %d, this reader knows %d", codec.ErrUnsupported, v, markerVersion)
 	}
-	if meta[5]&^flagLast != 0 || meta[6] != 0 || meta[7] != 0 {
-		return marker{}, nil, fmt.Errorf("%w: arrowpack marker has unknown flags %#x %#x %#x", codec.ErrCorrupt, meta[5], meta[6], meta[7])
+	if meta[5]&^flagLast != 0 || meta[6] != 0 || meta[7] != 0 || binary.LittleEndian.Uint32(meta[20:]) != 0 {
+		return marker{}, nil, fmt.Errorf("%w: arrowpack marker has unknown flags or reserved bytes set", codec.ErrCorrupt)
 	}
-	m := marker{last: meta[5]&flagLast != 0, blockLen: binary.LittleEndian.Uint64(meta[8:])}
+	m := marker{
+		last:     meta[5]&flagLast != 0,
+		blockLen: binary.LittleEndian.Uint64(meta[8:]),
+		crc:      binary.LittleEndian.Uint32(meta[16:]),
+	}
 	var user []byte
 	if len(meta) > markerSize {
 		user = meta[markerSize:]

@@ -10,6 +10,7 @@ import (
 	"github.com/arrowpack/arrowpack/codec"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 )
 
 // testServer is a Server listening on 127.0.0.1 at a port the OS chose.
@@ -71,4 +72,9 @@ func testCtx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// metadataCtx returns ctx asking for arrowpack with compression name v.
+func metadataCtx(ctx context.Context, v string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, MetadataKey, v)
 }

@@ -45,6 +45,7 @@ type Reader struct {
 	descr   *aflight.FlightDescriptor
 	pending []byte
 	plen    uint64
+	pcrc    uint32
 	err     error
 	done    bool
 }
@@ -200,16 +201,16 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 		if uint64(len(body)) != m.blockLen {
 			return nil, fmt.Errorf("%w: arrowpack flight: block of %d bytes in a message that says %d", codec.ErrCorrupt, len(body), m.blockLen)
 		}
-		return r.decode(body, user)
+		return r.decode(body, m.crc, user)
 	}
 	if len(body) == 0 && !m.last {
 		return nil, fmt.Errorf("%w: arrowpack flight: empty part of a split block", codec.ErrCorrupt)
 	}
 	if r.pending == nil {
-		r.plen = m.blockLen
+		r.plen, r.pcrc = m.blockLen, m.crc
 		// Grow with what arrives, never from the length the marker claims.
 		r.pending = make([]byte, 0, len(body))
-	} else if m.blockLen != r.plen {
+	} else if m.blockLen != r.plen || m.crc != r.pcrc {
 		return nil, fmt.Errorf("%w: arrowpack flight: part of a %d-byte block inside a %d-byte one", codec.ErrCorrupt, m.blockLen, r.plen)
 	}
 	if uint64(len(body)) > r.plen-uint64(len(r.pending)) {
@@ -224,11 +225,14 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 	}
 	block := r.pending
 	r.pending = nil
-	return r.decode(block, user)
+	return r.decode(block, r.pcrc, user)
 }
 
-// decode decodes one whole arrowpack block.
-func (r *Reader) decode(block, user []byte) (arrow.RecordBatch, error) {
+// decode checks and decodes one whole arrowpack block.
+func (r *Reader) decode(block []byte, crc uint32, user []byte) (arrow.RecordBatch, error) {
+	if got := checksum(block); got != crc {
+		return nil, fmt.Errorf("%w: arrowpack flight: block checksum %#08x, its marker says %#08x", codec.ErrCorrupt, got, crc)
+	}
 	if r.dec == nil {
 		dec, err := codec.NewDecoder(r.schema, r.opts...)
 		if err != nil {

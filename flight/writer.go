@@ -126,10 +126,11 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		return err // the stream is still sound: nothing of this batch was sent
 	}
 	w.buf = block
+	crc := checksum(block)
 	for off := 0; ; {
 		n := min(len(block)-off, w.maxMsg)
 		last := off+n == len(block)
-		w.meta = appendMarker(w.meta[:0], last, len(block))
+		w.meta = appendMarker(w.meta[:0], last, len(block), crc)
 		if last {
 			w.meta = append(w.meta, meta...)
 		}
