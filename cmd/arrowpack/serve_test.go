@@ -1,0 +1,119 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command writing in a goroutine
+// while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The serve command stores what put sends and get fetches it back, as
+// arrowpack or IPC on the wire; bad requests fail in one line; SIGINT
+// stops the server cleanly.
+func TestServePutGet(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	if code, _, stderr := runCmd(t, "serve", "-dir", store); code != 1 || !strings.Contains(stderr, "store") {
+		t.Fatalf("serve with a missing directory: %d %q", code, stderr)
+	}
+	code, _, stderr := runCmd(t, "serve")
+	checkFailure(t, code, stderr, 2, "-dir is required")
+	if err := mkdir(store); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-dir", store}, nil, &out, &errOut) }()
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; {
+		if s, ok := strings.CutPrefix(out.String(), "listening on "); ok {
+			addr, _, _ = strings.Cut(s, ",")
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve ended with %d: %s", code, errOut.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve printed no address")
+		}
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+		select {
+		case code := <-done:
+			if code != 0 || !strings.Contains(out.String(), "stopped") {
+				t.Errorf("serve ended with %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop on SIGINT")
+		}
+	}
+	defer stop()
+
+	recs := testBatches(t)
+	defer release(recs)
+	in := filepath.Join(dir, "in.arrows")
+	writeIPC(t, in, recs, false)
+	if code, stdout, stderr := runCmd(t, "put", "-addr", addr, in, "tables/lineitem"); code != 0 || !strings.Contains(stdout, "3 batches, 700 rows") {
+		t.Fatalf("put: %d %q %q", code, stdout, stderr)
+	}
+	for _, ipcWire := range []bool{false, true} {
+		got := filepath.Join(dir, "got.apk")
+		args := []string{"get", "-addr", addr, "-compression", "zstd", "tables/lineitem", got}
+		if ipcWire {
+			args = append(args, "-ipc")
+		}
+		if code, stdout, stderr := runCmd(t, args...); code != 0 {
+			t.Fatalf("get %v: %d %q %q", args, code, stdout, stderr)
+		}
+		f, batches := readAll(t, got)
+		if f != formatArrowpack {
+			t.Errorf("get wrote a %s", f)
+		}
+		checkSameBatches(t, batches, recs)
+		release(batches)
+	}
+	code, _, stderr = runCmd(t, "get", "-addr", addr, "no/such", filepath.Join(dir, "x"))
+	checkFailure(t, code, stderr, 1, "NotFound")
+	code, _, stderr = runCmd(t, "put", "-addr", addr, filepath.Join(dir, "missing"), "x")
+	checkFailure(t, code, stderr, 1, "missing")
+	code, _, stderr = runCmd(t, "put", in, "x")
+	checkFailure(t, code, stderr, 2, "-addr")
+	code, _, stderr = runCmd(t, "get", "-addr", addr, "a//b", filepath.Join(dir, "x"))
+	checkFailure(t, code, stderr, 2, "empty element")
+	stop()
+}
+
+func mkdir(dir string) error { return os.Mkdir(dir, 0o755) }
