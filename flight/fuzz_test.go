@@ -1,0 +1,92 @@
+package flight
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/arrowpack/arrowpack/codec"
+)
+
+// encodeMessages serialises FlightData for the fuzzer: for each, the
+// lengths of header, app_metadata and body (uint32 each) and the bytes.
+func encodeMessages(msgs []*aflight.FlightData) []byte {
+	var b []byte
+	for _, m := range msgs {
+		for _, f := range [][]byte{m.DataHeader, m.AppMetadata, m.DataBody} {
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(f)))
+			b = append(b, f...)
+		}
+	}
+	return b
+}
+
+// decodeMessages is encodeMessages' inverse, cutting lengths to the bytes
+// left.
+func decodeMessages(b []byte) []*aflight.FlightData {
+	var msgs []*aflight.FlightData
+	for len(b) > 0 {
+		var f [3][]byte
+		for i := range f {
+			if len(b) < 4 {
+				b = nil
+				break
+			}
+			n := min(int(binary.LittleEndian.Uint32(b)), len(b)-4)
+			f[i], b = b[4:4+n], b[4+n:]
+		}
+		msgs = append(msgs, &aflight.FlightData{DataHeader: f[0], AppMetadata: f[1], DataBody: f[2]})
+	}
+	return msgs
+}
+
+// FuzzReader feeds a Reader arbitrary FlightData: it must end with a batch
+// or an error each time, never panic.
+func FuzzReader(f *testing.F) {
+	recs := lineitemBatches(50, 3)
+	defer release(recs)
+	for _, comp := range []codec.Compression{codec.None, codec.LZ4} {
+		var m memStream
+		w, err := NewWriter(&m, recs[0].Schema(), codec.WithCompression(comp))
+		if err != nil {
+			f.Fatal(err)
+		}
+		w.SetMaxMessageSize(1 << 10)
+		for _, rec := range recs {
+			w.WriteWithAppMetadata(rec, []byte("m"))
+		}
+		f.Add(encodeMessages(m.msgs))
+		// IPC FlightData as arrow-go writes them.
+		var ipcm memStream
+		iw := aflight.NewRecordWriter(&ipcm, ipcOptions(recs[0].Schema(), comp)...)
+		for _, rec := range recs {
+			iw.Write(rec)
+		}
+		iw.Close()
+		f.Add(encodeMessages(ipcm.msgs))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := &memStream{msgs: decodeMessages(data)}
+		r, err := NewReader(m)
+		if err != nil {
+			return
+		}
+		defer r.Release()
+		for r.Next() {
+			_ = r.RecordBatch().NumRows()
+		}
+	})
+}
+
+func ipcOptions(s *arrow.Schema, c codec.Compression) []ipc.Option {
+	opts := []ipc.Option{ipc.WithSchema(s)}
+	switch c {
+	case codec.LZ4:
+		opts = append(opts, ipc.WithLZ4())
+	case codec.Zstd:
+		opts = append(opts, ipc.WithZstd())
+	}
+	return opts
+}
