@@ -9,7 +9,11 @@
 // app_metadata follows the marker and comes back from
 // Reader.LatestAppMetadata. A Reader reads such streams and plain Arrow IPC
 // FlightData alike, so one reader serves arrowpack and standard Flight
-// producers.
+// producers. (An IPC FlightData whose own app_metadata starts with "APKF"
+// is refused as ambiguous; Writer.WriteMetadata refuses to send such
+// metadata.) Every block is checked against the CRC32C in its marker and
+// decoded by the codec's Decoder, which validates it; IPC batches are
+// checked with array.ValidateRecordFull.
 //
 // # Message size
 //
