@@ -15,8 +15,8 @@ import (
 // default gRPC options on both ends (4 MiB receive limit): the Writer
 // splits it and the Reader joins it.
 func TestLargeBlock(t *testing.T) {
-	if testing.Short() {
-		t.Skip("moves 65 MiB several times")
+	if testing.Short() || raceEnabled {
+		t.Skip("moves 65 MiB several times: a minute under -race; runs in the plain build")
 	}
 	const values, size = 65, 1 << 20
 	schema := arrow.NewSchema([]arrow.Field{{Name: "blob", Type: arrow.BinaryTypes.Binary}}, nil)
