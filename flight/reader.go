@@ -59,7 +59,11 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 	if stream == nil {
 		return nil, fmt.Errorf("%w: arrowpack flight: nil stream", codec.ErrCorrupt)
 	}
-	r := &Reader{stream: stream, opts: opts, maxBlock: maxBlockSize(opts)}
+	// The limit on a joined block and on what one IPC batch may allocate.
+	// The codec keeps its options to itself, so a codec.WithMaxBlockSize
+	// given here reaches the Decoder (which checks every block body against
+	// it) but not this limit, which stays the codec's default.
+	r := &Reader{stream: stream, opts: opts, maxBlock: codec.DefaultMaxBlockSize}
 	r.refs.Store(1)
 	r.mem = &cappedAllocator{mem: memory.DefaultAllocator, limit: int64(r.maxBlock)}
 	r.msgs = &messageReader{r: r}
@@ -94,13 +98,6 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 	r.schema = r.ipcr.Schema()
 	return r, nil
 }
-
-// maxBlockSize is the limit on a joined block and on what one IPC batch may
-// allocate. The codec keeps its options to itself, so a
-// codec.WithMaxBlockSize given to NewReader reaches the Decoder (which
-// checks every block body against it) but not this limit, which stays the
-// codec's default.
-func maxBlockSize([]codec.Option) int { return codec.DefaultMaxBlockSize }
 
 // recv returns the next FlightData and notes its descriptor.
 func (r *Reader) recv() (*aflight.FlightData, error) {
