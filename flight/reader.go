@@ -91,7 +91,11 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 		}
 		r.meta = fd.AppMetadata
 	}
-	r.ipcr, err = ipc.NewReaderFromMessageReader(r.msgs, ipc.WithAllocator(r.mem))
+	schema, err := verifySchema(r.msgs.peeked.DataHeader)
+	if err != nil {
+		return nil, err
+	}
+	r.ipcr, err = ipc.NewReaderFromMessageReader(r.msgs, ipc.WithAllocator(r.mem), ipc.WithSchema(schema))
 	if err != nil {
 		return nil, fmt.Errorf("%w: arrowpack flight: reading the schema message: %v", codec.ErrCorrupt, err)
 	}
