@@ -241,7 +241,7 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	if got, want := crc32.Checksum(sch, castagnoli), binary.LittleEndian.Uint32(h[16:]); got != want {
 		return nil, corruptf("schema checksum %#08x, the header says %#08x", got, want)
 	}
-	schema, err := parseSchema(sch)
+	schema, err := ReadSchema(sch)
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +253,14 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	return schema, nil
 }
 
-// parseSchema reads a schema serialized as an Arrow IPC stream. The bytes
-// are verified first (verifySchemaMessage): arrow-go's reader would
-// overflow its stack or allocate without bound on hostile ones. The
-// recovery (arrow-go's own, and recoverCorrupt) is a second line only,
-// reported to onRecoveredPanic like any other.
-func parseSchema(b []byte) (schema *arrow.Schema, err error) {
+// ReadSchema reads a schema serialized as an Arrow IPC stream: one schema
+// message, optionally followed by the end-of-stream marker (what arrow-go's
+// ipc.Writer writes for a stream without batches, and what a stream header
+// holds). Unlike arrow-go's IPC reader, which trusts the message's counts
+// and offsets (a hostile one crashes the process or allocates without
+// bound), it verifies every offset, count and depth first, so any bytes give
+// a schema or an error wrapping ErrCorrupt.
+func ReadSchema(b []byte) (schema *arrow.Schema, err error) {
 	if err := verifySchemaMessage(b); err != nil {
 		return nil, err
 	}

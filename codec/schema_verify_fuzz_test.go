@@ -29,7 +29,7 @@ func FuzzSchemaMessage(f *testing.F) {
 		}
 		// With the tests' onRecoveredPanic, a panic arrow-go or the codec
 		// recovered from while parsing fails here.
-		schema, err := parseSchema(b)
+		schema, err := ReadSchema(b)
 		if err != nil {
 			return
 		}

@@ -75,7 +75,7 @@ func TestVerifySchemaAcceptsValid(t *testing.T) {
 		if err := verifySchemaMessage(b); err != nil {
 			t.Fatalf("schema %s rejected: %v", schema, err)
 		}
-		got, err := parseSchema(b)
+		got, err := ReadSchema(b)
 		if err != nil {
 			// Only arrow-go's own refusal is excused: it cannot read back
 			// a dictionary of an extension type, which it writes.
@@ -116,7 +116,7 @@ func TestVerifySchemaGoldenStreams(t *testing.T) {
 // valid schema only in what each plants.
 func TestVerifySchemaHandBuilt(t *testing.T) {
 	sch := ipcFrame(fbLayout(fbMessageNode(validFBSchema(), 0)))
-	got, err := parseSchema(sch)
+	got, err := ReadSchema(sch)
 	if err != nil {
 		t.Fatal(err)
 	}
