@@ -2,8 +2,10 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
@@ -89,7 +91,7 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 	raw := out[headerSize:]
 	var err error
 	if d.concurrency > 1 && nchunks > 1 {
-		err = d.decompressParallel(raw, body, h)
+		_, err = d.decompressParallel(raw, body, h)
 	} else {
 		err = eachChunk(body, h.raw, func(c chunkIn) error {
 			return d.decompressBody(raw[c.at:c.at+c.raw:c.at+c.raw], c.src, h.compression)
@@ -103,16 +105,24 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 }
 
 // decompressParallel decompresses the chunks of body into raw on up to
-// d.concurrency goroutines and returns the first error.
-func (d *decompressor) decompressParallel(raw, body []byte, h header) error {
+// d.concurrency goroutines and returns the first error. Once a chunk has
+// failed no further chunk starts. It also returns how many chunks started.
+func (d *decompressor) decompressParallel(raw, body []byte, h header) (int, error) {
 	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, d.concurrency)
-		mu    sync.Mutex
-		first error
+		wg      sync.WaitGroup
+		slots   = make(chan struct{}, d.concurrency)
+		mu      sync.Mutex
+		first   error
+		failed  atomic.Bool
+		started int
 	)
 	_ = eachChunk(body, h.raw, func(c chunkIn) error {
 		slots <- struct{}{}
+		if failed.Load() {
+			<-slots
+			return errStop
+		}
+		started++
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if err := d.decompressBody(raw[c.at:c.at+c.raw:c.at+c.raw], c.src, h.compression); err != nil {
@@ -122,13 +132,17 @@ func (d *decompressor) decompressParallel(raw, body []byte, h header) error {
 					first = err
 				}
 				mu.Unlock()
+				failed.Store(true)
 			}
 		})
 		return nil
 	})
 	wg.Wait()
-	return first
+	return started, first
 }
+
+// errStop ends a walk over the chunks early; it never reaches a caller.
+var errStop = errors.New("stop")
 
 // decompressBody fills raw, exactly, with src decompressed. raw's capacity
 // must end with it: zstd may write past the length it decodes, up to the
@@ -144,20 +158,49 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 			return corruptf("lz4 body decompressed to %d bytes, the header says %d", n, len(raw))
 		}
 	case Zstd:
-		d.zstdOnce.Do(func() {
-			d.zstd, d.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
-				zstd.WithDecoderMaxMemory(uint64(d.maxBlock)))
-		})
-		if d.zstdErr != nil {
-			return fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
+		return d.unzstd(raw, src)
+	}
+	return nil
+}
+
+// unzstd fills raw, exactly, with the zstd frame src decompressed, never
+// allocating more than about len(raw) bytes whatever src holds: the frame
+// must declare raw's length as its content size (when it is at least 256
+// bytes), which is checked before decoding, and decoding stops at raw's capacity (WithDecodeAllCapLimit), so
+// a frame that would decompress past it (a bomb, a frame without a content
+// size, frames concatenated after it) fails after at most one zstd block.
+func (d *decompressor) unzstd(raw, src []byte) error {
+	if len(raw) == 0 {
+		// EncodeAll writes nothing for nothing.
+		if len(src) != 0 {
+			return corruptf("zstd: %d bytes for an empty chunk", len(src))
 		}
-		got, err := d.zstd.DecodeAll(src, raw[:0])
-		if err != nil {
-			return corruptf("zstd: %v", err)
-		}
-		if len(got) != len(raw) || (len(got) > 0 && &got[0] != &raw[0]) {
-			return corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
-		}
+		return nil
+	}
+	var fh zstd.Header
+	if err := fh.Decode(src); err != nil {
+		return corruptf("zstd frame header: %v", err)
+	}
+	// A frame of fewer than 256 bytes may omit its content size (EncodeAll
+	// does); decoding it is bounded by raw's capacity all the same.
+	if fh.Skippable || fh.HasFCS && fh.FrameContentSize != uint64(len(raw)) || !fh.HasFCS && len(raw) >= 256 {
+		return corruptf("zstd frame declares %d content bytes (known: %t), the chunk holds %d", fh.FrameContentSize, fh.HasFCS && !fh.Skippable, len(raw))
+	}
+	d.zstdOnce.Do(func() {
+		d.zstd, d.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+			zstd.WithDecoderMaxMemory(uint64(d.maxBlock)),
+			zstd.WithDecoderMaxWindow(uint64(max(d.maxBlock, zstd.MinWindowSize))),
+			zstd.WithDecodeAllCapLimit(true))
+	})
+	if d.zstdErr != nil {
+		return fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
+	}
+	got, err := d.zstd.DecodeAll(src, raw[:0:len(raw)])
+	if err != nil {
+		return corruptf("zstd: %v", err)
+	}
+	if len(got) != len(raw) || &got[0] != &raw[0] {
+		return corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
 	}
 	return nil
 }
