@@ -173,7 +173,7 @@ func TestDecompressionBombs(t *testing.T) {
 				t.Fatalf("decode: %v, want ErrCorrupt", err)
 			}
 			t.Logf("%d-byte block: %d bytes allocated", len(block), got)
-		if lim := bombLimit(block, n); got > lim {
+			if lim := bombLimit(block, n); got > lim {
 				t.Fatalf("a %d-byte block declaring %d raw bytes allocated %d bytes, limit %d (%v)", len(block), n, got, lim, err)
 			}
 		})
