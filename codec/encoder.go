@@ -38,7 +38,7 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 	}
 	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}
 	if e.cfg.compression != None {
-		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level); err != nil {
+		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level, e.cfg.minSavings); err != nil {
 			return nil, fmt.Errorf("NewEncoder: %w", err)
 		}
 	}
@@ -109,22 +109,33 @@ func (e *Encoder) rawBuffer(size int) (*[]uint64, []byte) {
 	return sp, unsafeBytes(*sp)[:size]
 }
 
-// appendCompressed writes the raw block of size bytes aside, compresses its
-// body and appends the compressed block to dst, or the raw block if
-// compressing does not make it smaller.
+// appendCompressed writes the raw block of size bytes aside, compresses the
+// sections of its body worth compressing and appends the compressed block
+// to dst, or the raw block if no section was worth it or the result is not
+// smaller.
 func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size int) []byte {
 	sp, raw := e.rawBuffer(size)
 	defer e.scratch.Put(sp)
+	c := e.compressor
+	ss, _ := c.scratch.Get().(*sectionScratch)
+	if ss == nil {
+		ss = new(sectionScratch)
+	}
+	defer c.scratch.Put(ss)
 	xf := e.cfg.transforms
-	e.write(raw, cols, rows, xf)
-	var one [1]chunkOut
+	if ss.marks == nil {
+		ss.marks = make([]int, 0, 64)
+	}
+	ss.marks = e.writeMarked(raw, cols, rows, xf, ss.marks[:0])
 	body := raw[headerSize:]
-	chunks, stored := e.compressor.compressBody(body, chunkCount(len(body), e.cfg.concurrency), &one)
-	defer func() {
-		for _, ch := range chunks {
-			e.compressor.release(ch.bp)
+	ss.secs = c.planSections(ss.secs, body, ss.marks, e.cfg.concurrency)
+	stored := -1
+	for _, s := range ss.secs {
+		if s.codec != None {
+			ss.out, stored = c.compressSections(ss.secs, body, ss.out, e.cfg.concurrency)
+			break
 		}
-	}()
+	}
 	if stored < 0 || stored >= len(body) {
 		if xf != 0 {
 			e.write(raw, cols, rows, 0)
@@ -136,7 +147,7 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
-	putBody(&writer{buf: dst[start:], pos: headerSize}, chunks)
+	putSections(&writer{buf: dst[start:], pos: headerSize}, ss.secs, body)
 	return dst
 }
 
@@ -144,14 +155,22 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 // exact size, with the transforms xf applied to its buffers (the header
 // records none: it is the caller's to rewrite for a compressed block).
 func (e *Encoder) write(block []byte, cols []arrow.Array, rows int, xf flags) {
+	e.writeMarked(block, cols, rows, xf, nil)
+}
+
+// writeMarked is write that also appends to marks, if not nil, the body
+// offset of every buffer's first byte and of every byte plane of transposed
+// values, in order, and returns marks.
+func (e *Encoder) writeMarked(block []byte, cols []arrow.Array, rows int, xf flags, marks []int) []int {
 	h := header{compression: None, fingerprint: e.fingerprint, rows: rows,
 		stored: len(block) - headerSize, raw: len(block) - headerSize}
 	h.put(block)
-	w := writer{buf: block, pos: headerSize, xf: xf}
+	w := writer{buf: block, pos: headerSize, xf: xf, marks: marks, marking: marks != nil}
 	e.body(&w, cols)
 	if w.pos != len(block) {
 		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), w.pos))
 	}
+	return w.marks
 }
 
 func (e *Encoder) body(w *writer, cols []arrow.Array) {

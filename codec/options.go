@@ -42,6 +42,7 @@ type config struct {
 	transforms  flags            // applied to the buffers of compressed blocks
 	concurrency int              // goroutines per block for compression, at least 1
 	err         error            // the first option given a value it cannot take
+	minSavings  float64          // see WithMinSavings
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
@@ -88,6 +89,25 @@ func WithConcurrency(n int) Option {
 	return func(cfg *config) { cfg.concurrency = n }
 }
 
+// WithMinSavings sets how much an Encoder or Writer with compression must
+// expect to save on a piece of a block (a buffer, or a byte plane of
+// transposed values) before it spends compressor time on it: the piece is
+// compressed only when a byte histogram of a sample estimates that it
+// shrinks by at least fraction f of its bytes, and is stored raw otherwise.
+// The default is DefaultMinSavings (1/8). 0 compresses every piece (as
+// whole-block compression did); 1 or more stores every piece raw, which
+// makes the blocks uncompressed; NaN is refused with an error wrapping
+// ErrUnsupported. Decoders need no option.
+func WithMinSavings(f float64) Option {
+	return func(cfg *config) {
+		if f != f {
+			cfg.fail(fmt.Errorf("%w: WithMinSavings(NaN)", ErrUnsupported))
+			return
+		}
+		cfg.minSavings = f
+	}
+}
+
 // WithAllocator makes Decode copy every buffer into memory allocated from
 // mem, so that the decoded batch owns its bytes and the block can be reused
 // at once. Without it, decoded arrays alias the block, which must then stay
@@ -103,7 +123,8 @@ var defaultTransforms = flagLengths | flagTranspose
 // newConfig applies opts to the defaults; it fails if an option was given
 // a value it cannot take.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1}
+	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1,
+		minSavings: DefaultMinSavings}
 	for _, o := range opts {
 		o(&cfg)
 	}
