@@ -34,6 +34,12 @@ const minChunk = 128 << 10
 // codec call.
 const minPiece = 512
 
+// minDecide is the smallest raw body an encoder cuts into pieces and decides
+// on: a smaller one is compressed whole, since deciding on its few small
+// pieces cost as much as compressing them (lineitem-64: 67% of the encode
+// time), and compressing it takes microseconds anyway.
+const minDecide = 64 << 10
+
 // chunkCount returns how many chunks an encoder with concurrency n splits a
 // compressed run of size raw bytes into.
 func chunkCount(size, n int) int {
@@ -128,14 +134,18 @@ type sectionScratch struct {
 	marks []int     // where the writer started buffers and byte planes
 	secs  []section // the sections
 	out   []byte    // the compressed sections' bytes
+	hist  [256]uint32
 }
 
-// planSections cuts body at marks into pieces of at least minPiece bytes,
-// decides which to compress from their estimates and appends to secs the
-// sections of neighbouring pieces decided alike, compressed runs split
+// planSections cuts body at ss.marks into pieces of at least minPiece
+// bytes, decides which to compress from their estimates and appends to
+// ss.secs[:0] the sections of neighbouring pieces decided alike, compressed runs split
 // into chunkCount(n, concurrency) sections. It returns the sections.
-func (c *compressor) planSections(secs []section, body []byte, marks []int, concurrency int) []section {
-	secs = secs[:0]
+func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency int) []section {
+	secs, marks := ss.secs[:0], ss.marks
+	if len(body) < minDecide && c.minSavings < 1 {
+		marks = nil
+	}
 	add := func(at, end int, compress bool) {
 		codec := None
 		if compress {
@@ -152,11 +162,11 @@ func (c *compressor) planSections(secs []section, body []byte, marks []int, conc
 		if m-start < minPiece || len(body)-m < minPiece || i+1 < len(marks) && marks[i+1] == m {
 			continue
 		}
-		add(start, m, c.worth(body[start:m]))
+		add(start, m, c.worth(&ss.hist, body[start:m]))
 		start = m
 	}
 	if start < len(body) {
-		add(start, len(body), c.worth(body[start:]))
+		add(start, len(body), marks == nil && c.minSavings < 1 || c.worth(&ss.hist, body[start:]))
 	}
 	if concurrency <= 1 {
 		return secs

@@ -20,13 +20,14 @@ import (
 const DefaultMinSavings = 0.125
 
 // Sampling: a piece of at most sampleAll bytes is read whole; a longer one
-// through sampleSpans spans of sampleSpan bytes spread evenly over it, but
-// at most a quarter of it.
+// through sampleSpans spans of sampleSpan bytes spread evenly over it. The
+// sample is small because deciding must cost a few percent of compressing,
+// and LZ4 gets through bytes without matches at several GB/s.
 const (
-	sampleAll   = 1024
-	sampleSpan  = 256
-	sampleSpans = 8
-	maxSample   = sampleSpan * sampleSpans
+	sampleAll   = 256
+	sampleSpan  = 64
+	sampleSpans = 4
+	maxSample   = sampleAll
 )
 
 // xlog2x[c] is c*log2(c) for every count c a sample can hold.
@@ -45,21 +46,19 @@ func sampleHistogram(counts *[256]uint32, b []byte) int {
 		arrowpack.ByteHistogram(counts, b)
 		return len(b)
 	}
-	span := min(sampleSpan, len(b)/(4*sampleSpans))
-	span = max(span, 32)
-	k := min(sampleSpans, len(b)/span)
-	step := len(b) / k
-	for i := range k {
-		arrowpack.ByteHistogram(counts, b[i*step:i*step+span])
+	step := len(b) / sampleSpans
+	for i := range sampleSpans {
+		arrowpack.ByteHistogram(counts, b[i*step:i*step+sampleSpan])
 	}
-	return k * span
+	return sampleSpans * sampleSpan
 }
 
 // entropyBits estimates the bits per byte an order-0 entropy coder needs
-// for b, from a sample.
-func entropyBits(b []byte) float64 {
-	var counts [256]uint32
-	n := sampleHistogram(&counts, b)
+// for b, from a sample, histogrammed in counts (which it clears first: the
+// caller's room, since the kernel's dispatch makes a local array escape).
+func entropyBits(counts *[256]uint32, b []byte) float64 {
+	clear(counts[:])
+	n := sampleHistogram(counts, b)
 	if n == 0 {
 		return 0
 	}
@@ -83,7 +82,7 @@ func entropyBits(b []byte) float64 {
 // matchSample is the most bytes of a piece the match estimate reads: a
 // quarter of the piece, at least minMatchSample bytes, from its middle.
 const (
-	matchSample    = 2048
+	matchSample    = 512
 	minMatchSample = 256
 )
 
@@ -126,16 +125,19 @@ func matchSavings(b []byte) float64 {
 // matches do; zstd entropy-codes the literals too, but only of a block
 // where it found matches (at its fast levels a block without any is stored
 // raw), so it saves the better of the two once there are some matches.
-func (c *compressor) worth(b []byte) bool {
+func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	if c.minSavings <= 0 {
 		return true
 	}
 	if c.minSavings >= 1 {
 		return false
 	}
-	h := entropyBits(b)
+	h := entropyBits(counts, b)
 	if h > 8*(1-c.minSavings) {
 		return false
+	}
+	if h < surelyCompressible {
+		return true
 	}
 	m := matchSavings(b)
 	if c.kind == Zstd && m >= minZstdMatches {
@@ -143,6 +145,11 @@ func (c *compressor) worth(b []byte) bool {
 	}
 	return m >= c.minSavings
 }
+
+// surelyCompressible is the sample entropy, in bits per byte, below which
+// a piece is compressed without looking for matches: on the benchmark
+// batches such pieces compress, and the ones that do not cost LZ4 little.
+const surelyCompressible = 5
 
 // minZstdMatches is the match savings above which zstd is taken to
 // entropy-code a piece's literals.
