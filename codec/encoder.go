@@ -128,7 +128,7 @@ func (e *Encoder) appendCompressed(dst []byte, cols []arrow.Array, rows, size in
 	}
 	ss.marks = e.writeMarked(raw, cols, rows, xf, ss.marks[:0])
 	body := raw[headerSize:]
-	ss.secs = c.planSections(ss.secs, body, ss.marks, e.cfg.concurrency)
+	ss.secs = c.planSections(ss, body, e.cfg.concurrency)
 	stored := -1
 	for _, s := range ss.secs {
 		if s.codec != None {
