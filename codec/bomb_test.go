@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -112,16 +111,6 @@ func zstdLying(t testing.TB, n int, want uint64) []byte {
 	}
 	binary.LittleEndian.PutUint64(z[fcsAt:], want)
 	return z
-}
-
-// allocated returns the bytes allocated while fn ran.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // bombLimit is the most a refused bomb block may make a Decoder allocate:
