@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -136,6 +137,9 @@ func TestDecompressionBombs(t *testing.T) {
 	lzn := must(lz4.CompressBlock(make([]byte, 8<<20), lz, nil))
 	lz = lz[:lzn]
 
+	// A MinLZ block of 8 MiB of zeros, for a chunk declaring n.
+	mz := must(minlz.Encode(nil, make([]byte, 8<<20), minlz.LevelFastest))
+
 	cases := []struct {
 		name string
 		c    Compression
@@ -145,6 +149,7 @@ func TestDecompressionBombs(t *testing.T) {
 		{"zstd lying about its content size", Zstd, lying},
 		{"zstd frame after the chunk's frame", Zstd, trailing},
 		{"lz4", LZ4, lz},
+		{"minlz", MinLZ, mz},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

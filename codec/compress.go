@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -39,6 +40,10 @@ const minPiece = 512
 // pieces cost as much as compressing them (lineitem-64: 67% of the encode
 // time), and compressing it takes microseconds anyway.
 const minDecide = 64 << 10
+
+// minlzMax is the largest section an encoder compresses with MinLZ, whose
+// blocks hold at most 8 MiB.
+const minlzMax = minlz.MaxBlockSize &^ 7
 
 // chunkCount returns how many chunks an encoder with concurrency n splits a
 // compressed run of size raw bytes into.
@@ -83,6 +88,7 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 			return nil, fmt.Errorf("%w: zstd: %v", ErrUnsupported, err)
 		}
 		c.zstd = enc
+	case MinLZ:
 	default:
 		return nil, fmt.Errorf("%w: compression %s", ErrUnsupported, kind)
 	}
@@ -91,8 +97,11 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 
 // bound is the most bytes compressing n bytes can take.
 func (c *compressor) bound(n int) int {
-	if c.kind == LZ4 {
+	switch c.kind {
+	case LZ4:
 		return lz4.CompressBlockBound(n)
+	case MinLZ:
+		return minlz.MaxEncodedLen(n)
 	}
 	return c.zstd.MaxEncodedSize(n)
 }
@@ -100,8 +109,15 @@ func (c *compressor) bound(n int) int {
 // compress compresses src into dst, which has room for c.bound(len(src))
 // bytes, and returns the compressed bytes, or nil if compressing failed.
 func (c *compressor) compress(dst, src []byte) []byte {
-	if c.kind == Zstd {
+	switch c.kind {
+	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
+	case MinLZ:
+		z, err := minlz.Encode(dst, src, minlz.LevelFastest)
+		if err != nil {
+			return nil
+		}
+		return z
 	}
 	var n int
 	var err error
@@ -168,13 +184,17 @@ func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency i
 	if start < len(body) {
 		add(start, len(body), marks == nil && c.minSavings < 1 || c.worth(&ss.hist, body[start:]))
 	}
-	if concurrency <= 1 {
+	if concurrency <= 1 && c.kind != MinLZ {
 		return secs
 	}
-	// Split long compressed sections for the goroutines.
+	// Split long compressed sections for the goroutines, and MinLZ's
+	// sections to its largest block.
 	for i := 0; i < len(secs); i++ {
 		s := secs[i]
 		k := chunkCount(s.n, concurrency)
+		if c.kind == MinLZ {
+			k = max(k, (s.n+minlzMax-1)/minlzMax)
+		}
 		if s.codec == None || k == 1 {
 			continue
 		}

@@ -17,7 +17,7 @@ import (
 // compare; B/block reports each encoding's compressed size.
 func BenchmarkCompressed(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
-		for _, comp := range []Compression{LZ4, Zstd} {
+		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
 			name := fmt.Sprintf("%s/%s", c.name, comp)
 			ipcOpt := ipc.WithLZ4()
 			if comp == Zstd {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -51,7 +52,7 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 			return err
 		}
 		codec, n := Compression(desc&0xff), desc>>8
-		if codec > Zstd {
+		if codec > MinLZ {
 			return fmt.Errorf("%w: %w: section %d has codec %d, unknown to this version of arrowpack", ErrUnsupported, ErrCorrupt, i, codec)
 		}
 		if n == 0 || n > uint64(raw-at) {
@@ -183,6 +184,20 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
+	case MinLZ:
+		// A MinLZ block states its decoded length; Decode also takes
+		// Snappy and S2 blocks, which are not MinLZ sections.
+		ok, n, err := minlz.IsMinLZ(src)
+		if err != nil || !ok || n != len(raw) {
+			return corruptf("minlz section declares %d bytes (MinLZ: %t, %v), the section holds %d", n, ok, err, len(raw))
+		}
+		got, err := minlz.Decode(raw, src)
+		if err != nil {
+			return corruptf("minlz: %v", err)
+		}
+		if len(got) != len(raw) || &got[0] != &raw[0] {
+			return corruptf("minlz section decompressed to %d bytes, it holds %d", len(got), len(raw))
+		}
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // Golden blocks of the frozen format version 1, under testdata/blocks:
-// for each case, <case>-none.apk, <case>-lz4.apk and <case>-zstd.apk hold
-// one block each, and <case>.arrows the batch they hold as an Arrow IPC
+// for each case, <case>-none.apk, <case>-lz4.apk, <case>-zstd.apk and
+// <case>-minlz.apk hold one block each, and <case>.arrows the batch they hold as an Arrow IPC
 // stream (arrow-go's reader, not arrowpack, is the oracle). They were
 // written once (go test ./codec -run TestGoldenBlocks -update) and must
 // decode to the same batch forever: a later change of the layout bumps the
@@ -58,7 +58,7 @@ func TestGoldenBlocks(t *testing.T) {
 	for _, gc := range goldenBlockCases() {
 		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
 		defer want.Release()
-		for _, c := range []Compression{None, LZ4, Zstd} {
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
 			path := filepath.Join(dir, gc.name+"-"+c.String()+".apk")
 			block, err := os.ReadFile(path)
 			if err != nil {
@@ -96,7 +96,7 @@ func TestGoldenBlocks(t *testing.T) {
 			}
 		}
 	}
-	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] {
+	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v", sawRaw, sawSplit, sawCodec)
 	}
 }
@@ -108,7 +108,7 @@ func writeGoldenBlocks(t *testing.T, dir string, mem memory.Allocator) {
 	}
 	for _, gc := range goldenBlockCases() {
 		rec := gc.build(mem)
-		for _, c := range []Compression{None, LZ4, Zstd} {
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
 			opts := []Option{WithCompression(c)}
 			if c != None {
 				opts = append(opts, gc.opts...)

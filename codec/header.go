@@ -10,7 +10,7 @@ import (
 //
 //	0  [4]byte  magic "APK1"
 //	4  uint8    format version (1)
-//	5  uint8    compression of the body (None, LZ4, Zstd)
+//	5  uint8    compression of the body (None, LZ4, Zstd, MinLZ)
 //	6  uint16   flags: the transforms applied before compression
 //	8  uint64   schema fingerprint
 //	16 uint64   number of rows
@@ -74,7 +74,7 @@ func parseHeader(block []byte) (header, error) {
 		return h, corruptf("format version %d, this library reads %d", block[4], formatVersion)
 	}
 	h.compression = Compression(block[5])
-	if h.compression > Zstd {
+	if h.compression > MinLZ {
 		return h, corruptf("unknown compression %d", block[5])
 	}
 	h.flags = flags(binary.LittleEndian.Uint16(block[6:]))

