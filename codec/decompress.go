@@ -212,7 +212,7 @@ func (d *decompressor) unzstd(raw, src []byte) error {
 	if len(raw) == 0 {
 		// EncodeAll writes nothing for nothing.
 		if len(src) != 0 {
-			return corruptf("zstd: %d bytes for an empty chunk", len(src))
+			return corruptf("zstd: %d bytes for an empty section", len(src))
 		}
 		return nil
 	}
@@ -223,7 +223,7 @@ func (d *decompressor) unzstd(raw, src []byte) error {
 	// A frame of fewer than 256 bytes may omit its content size (EncodeAll
 	// does); decoding it is bounded by raw's capacity all the same.
 	if fh.Skippable || fh.HasFCS && fh.FrameContentSize != uint64(len(raw)) || !fh.HasFCS && len(raw) >= 256 {
-		return corruptf("zstd frame declares %d content bytes (known: %t), the chunk holds %d", fh.FrameContentSize, fh.HasFCS && !fh.Skippable, len(raw))
+		return corruptf("zstd frame declares %d content bytes (known: %t), the section holds %d", fh.FrameContentSize, fh.HasFCS && !fh.Skippable, len(raw))
 	}
 	d.zstdOnce.Do(func() {
 		d.zstd, d.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
