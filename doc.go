@@ -11,12 +11,17 @@
 // and the transforms that make buffers compress better: byte transposition
 // of fixed-width values and offsets turned into lengths and back.
 //
-// Each kernel has a pure-Go reference version (codec_generic.go and
-// transform_generic.go) and, on amd64 with AVX2 (codec_amd64.s, generated
-// by the avo program in asm/) and on arm64 with ASIMD (codec_arm64.s), a
-// vector version in assembly. The version is chosen once, at start-up,
-// from the CPU's features; Implementation reports which. Building with
-// -tags purego forces the generic versions everywhere.
+// The kernels come in families, the same as the generator's files in asm/:
+// offsets, bitmaps, transform and scan. For a family F, F.go holds the
+// exported functions (their contracts and argument checks), F_generic.go
+// the pure-Go reference versions, and F_vec.go the Go around the assembly
+// (codec_amd64.s, generated from asm/F.go with avo, and the hand-written
+// codec_arm64.s), which does whole vector blocks and leaves the tail to Go.
+// kernels.go holds the impl table every path fills; codec_generic.go and
+// kernels_vec.go fill it for the generic and the vector path. The path is
+// chosen once, at start-up, from the CPU's features (AVX2 on amd64, ASIMD
+// on arm64); Implementation reports which. Building with -tags purego
+// forces the generic versions everywhere.
 //
 // The kernels know nothing of Arrow; package codec builds on them.
 package arrowpack

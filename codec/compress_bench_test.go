@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
@@ -103,11 +104,14 @@ func BenchmarkDecide(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
 		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
 			enc := must(NewEncoder(c.rec.Schema(), WithCompression(comp)))
-			counter := writer{}
-			enc.body(&counter, c.rec.Columns())
-			sp, raw := enc.rawBuffer(headerSize + counter.pos)
+			ec, rows, size, err := enc.sized([]arrow.RecordBatch{c.rec})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp, raw := enc.rawBuffer(size)
 			ss := &sectionScratch{}
-			ss.marks = enc.writeMarked(raw, c.rec.Columns(), int(c.rec.NumRows()), enc.cfg.transforms, make([]int, 0, 64))
+			ss.marks = enc.writeMarked(raw, ec, 1, rows, enc.cfg.transforms, make([]int, 0, 64))
+			enc.putEncoding(ec)
 			b.Run(fmt.Sprintf("%s/%s", c.name, comp), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))

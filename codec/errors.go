@@ -28,6 +28,8 @@ var (
 	// ErrInvalidBatch is wrapped when a batch handed to an Encoder is not a
 	// valid Arrow batch (buffers too short for its offsets, say).
 	ErrInvalidBatch error = &sentinel{"arrowpack: invalid batch", []error{arrow.ErrInvalid}}
+	// ErrClosed is wrapped when a Writer is used after Close.
+	ErrClosed error = &sentinel{"arrowpack: use of a closed Writer", nil}
 )
 
 // sentinel is an error value that errors.Is also matches against the

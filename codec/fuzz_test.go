@@ -53,8 +53,7 @@ func validBlocks(t testing.TB) (schemaIndex []int, blocks [][]byte, sealed []boo
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw := make([]byte, len(b))
-			enc.write(raw, rec.Columns(), rows, knownFlags)
+			raw := rawBlock(t, enc, rec, len(b), knownFlags)
 			rec.Release()
 			schemaIndex = append(schemaIndex, i, i)
 			blocks = append(blocks, b, raw)

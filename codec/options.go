@@ -52,6 +52,8 @@ type config struct {
 	concurrency int              // goroutines per block for compression, at least 1
 	err         error            // the first option given a value it cannot take
 	minSavings  float64          // see WithMinSavings
+	blockRows   int              // Writer: coalesce batches into blocks of up to this many rows
+	blockSize   int              // Writer: coalesce batches into blocks of up to about this many bytes
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts

@@ -125,3 +125,33 @@ func TestMinLZLargeSection(t *testing.T) {
 		t.Fatalf("8 MiB of values with MinLZ: %s; want at least 2 sections", info)
 	}
 }
+
+// TestSectionsCoalesced checks that batches coalesced into one block are
+// cut into sections as the one batch of their rows is: the byte planes of
+// values transposed across batches are marked too.
+func TestSectionsCoalesced(t *testing.T) {
+	// Random low halves, zero high halves: only with the planes marked
+	// are the random planes stored raw.
+	r := rand.New(rand.NewPCG(9, 9))
+	ub := array.NewUint64Builder(memory.NewGoAllocator())
+	for range 16384 {
+		ub.Append(uint64(r.Uint32()))
+	}
+	col := ub.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "half", Type: arrow.PrimitiveTypes.Uint64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 16384)
+	defer rec.Release()
+	a, b := rec.NewSlice(0, 3000), rec.NewSlice(3000, 16384)
+	defer a.Release()
+	defer b.Release()
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
+		enc := must(NewEncoder(rec.Schema(), WithCompression(c)))
+		one := must(enc.Append(nil, rec))
+		two := must(enc.AppendBatches(nil, a, b))
+		info := must(ReadBlockInfo(two))
+		if !bytes.Equal(one, two) || info.RawBytes < 4*16384 {
+			t.Fatalf("%s: two batches coalesced: %s; one batch: %s; want the 4 random planes raw in both", c, info, must(ReadBlockInfo(one)))
+		}
+	}
+}

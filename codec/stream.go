@@ -3,9 +3,11 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -36,8 +38,10 @@ var (
 )
 
 // A Writer writes record batches of one schema to an io.Writer as an
-// arrowpack stream: the schema once, then one checksummed block per batch.
-// A Writer is not safe for concurrent use.
+// arrowpack stream: the schema once, then checksummed blocks, by default
+// one per batch. With WithBlockRows or WithBlockSize it coalesces small
+// batches into larger blocks (see those options). A Writer is not safe for
+// concurrent use.
 type Writer struct {
 	w      io.Writer
 	enc    *Encoder
@@ -45,6 +49,56 @@ type Writer struct {
 	blocks uint64
 	err    error
 	closed bool
+
+	// Coalescing: the batches written but not yet in a block, and their
+	// rows and uncompressed block bytes.
+	maxRows, maxSize int // 0 and 0: no coalescing
+	pending          []arrow.RecordBatch
+	pendRows         int
+	pendSize         int
+}
+
+// WithBlockRows makes a Writer coalesce batches: it retains the batches
+// handed to Write until the next one would take the pending rows past n,
+// then writes the pending ones as one block (AppendBatches); Flush and
+// Close write what is pending. A batch of more than n rows makes a block of
+// its own. Blocks decode as one batch each, so a reader sees fewer, larger
+// batches. Without WithBlockRows and WithBlockSize, a Writer writes one
+// block per batch. Values below 1 turn the option off.
+//
+// While batches are pending the Writer holds a reference to each (it
+// retains them and releases them once written): at most n rows, or the
+// WithBlockSize bytes, of them, plus nothing else; the bytes held are those
+// of the batches' arrays, which for a slice include the parent it was cut
+// from. 0 turns the option off; NewWriter refuses a negative n with an
+// error wrapping ErrUnsupported.
+func WithBlockRows(n int) Option {
+	return func(cfg *config) {
+		if n < 0 {
+			cfg.fail(fmt.Errorf("%w: WithBlockRows(%d): the target must not be negative", ErrUnsupported, n))
+			return
+		}
+		cfg.blockRows = n
+	}
+}
+
+// WithBlockSize makes a Writer coalesce batches, like WithBlockRows, into
+// blocks of up to about n bytes: a batch is added to the pending ones
+// unless the sum of their uncompressed block sizes would pass n. Each
+// batch is sized when written, which also checks it, so an invalid batch
+// is refused by its own Write. (With WithBlockRows alone, Write checks the
+// schema only; a batch that breaks Arrow's invariants is found when its
+// block is written, and Flush then writes the others each on its own.) With both options, a block ends at
+// whichever target comes first. 0 turns the option off; NewWriter refuses
+// a negative n with an error wrapping ErrUnsupported.
+func WithBlockSize(n int) Option {
+	return func(cfg *config) {
+		if n < 0 {
+			cfg.fail(fmt.Errorf("%w: WithBlockSize(%d): the target must not be negative", ErrUnsupported, n))
+			return
+		}
+		cfg.blockSize = n
+	}
 }
 
 // NewWriter writes a stream header for schema to w and returns a Writer for
@@ -70,19 +124,102 @@ func NewWriter(w io.Writer, schema *arrow.Schema, opts ...Option) (*Writer, erro
 	if _, err := w.Write(hdr); err != nil {
 		return nil, err
 	}
-	return &Writer{w: w, enc: enc}, nil
+	ww := &Writer{w: w, enc: enc}
+	if enc.cfg.blockRows > 0 || enc.cfg.blockSize > 0 {
+		ww.maxRows, ww.maxSize = math.MaxInt, math.MaxInt
+		if enc.cfg.blockRows > 0 {
+			ww.maxRows = enc.cfg.blockRows
+		}
+		if enc.cfg.blockSize > 0 {
+			ww.maxSize = enc.cfg.blockSize
+		}
+	}
+	return ww, nil
 }
 
-// Write appends rec to the stream as one block. After an error every later
-// Write fails with the same error.
+// Write appends rec to the stream: as one block, or, when the Writer
+// coalesces (WithBlockRows, WithBlockSize), to the pending batches, writing
+// those as one block first if rec would take them past a target. A batch
+// the encoder refuses (another schema, an invalid batch) gets an error and
+// leaves the stream as it was. After an I/O error every later Write fails
+// with the same error; after Close, Write fails with an error wrapping
+// ErrClosed.
 func (w *Writer) Write(rec arrow.RecordBatch) error {
 	if w.err != nil {
 		return w.err
 	}
 	if w.closed {
-		return fmt.Errorf("arrowpack: Write on a closed Writer")
+		return fmt.Errorf("%w: Write after Close", ErrClosed)
 	}
-	buf, err := w.enc.Append(w.buf[:0], rec)
+	if w.maxRows == 0 {
+		return w.writeBlock(rec)
+	}
+	// Sizing a batch costs about a third of coalescing it: only a size
+	// target needs it. Otherwise the batch is checked when its block is
+	// written.
+	size := headerSize
+	if w.maxSize < math.MaxInt {
+		var err error
+		if size, err = w.enc.blockSize(rec); err != nil {
+			return err
+		}
+	} else if err := w.enc.checkSchema(rec.Schema()); err != nil {
+		return err
+	}
+	rows := int(rec.NumRows())
+	if len(w.pending) > 0 && (rows > w.maxRows-w.pendRows || size-headerSize > w.maxSize-w.pendSize) {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	rec.Retain()
+	w.pending = append(w.pending, rec)
+	w.pendRows += rows
+	w.pendSize += size - headerSize
+	if len(w.pending) == 1 {
+		w.pendSize += headerSize
+	}
+	if w.pendRows >= w.maxRows || w.pendSize >= w.maxSize {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush writes the batches a coalescing Writer holds as one block. It does
+// nothing when none are pending. Should the batches not fit one block
+// together (dictionaries whose union overflows their index type, say), or
+// one of them be invalid, each is written as a block of its own and Flush
+// returns the error of the first that could not be written, if any.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.pending) == 0 {
+		return nil
+	}
+	err := w.writeBlock(w.pending...)
+	if (errors.Is(err, ErrUnsupported) || errors.Is(err, ErrInvalidBatch)) && len(w.pending) > 1 {
+		err = nil
+		for _, rec := range w.pending {
+			if e := w.writeBlock(rec); e != nil && err == nil {
+				err = e
+			}
+			if w.err != nil {
+				break
+			}
+		}
+	}
+	for i, rec := range w.pending {
+		rec.Release()
+		w.pending[i] = nil
+	}
+	w.pending, w.pendRows, w.pendSize = w.pending[:0], 0, 0
+	return err
+}
+
+// writeBlock writes recs as one block.
+func (w *Writer) writeBlock(recs ...arrow.RecordBatch) error {
+	buf, err := w.enc.AppendBatches(w.buf[:0], recs...)
 	if err != nil {
 		return err // the stream is still good: nothing was written
 	}
@@ -102,14 +239,17 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// Close writes the end frame. It does not close the underlying writer; more
-// streams may follow in it.
+// Close writes the pending batches, if any, then the end frame. It does
+// not close the underlying writer; more streams may follow in it.
 func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
 	if w.closed {
 		return nil
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	w.closed = true
 	var end [frameHeaderSize]byte

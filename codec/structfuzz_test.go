@@ -336,12 +336,7 @@ func reencode(t testing.TB, schema *arrow.Schema, rec arrow.RecordBatch, xf flag
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counter writer
-	enc.body(&counter, rec.Columns())
-	words := make([]uint64, (headerSize+counter.pos+7)/8)
-	out := unsafeBytes(words)[:headerSize+counter.pos]
-	enc.write(out, rec.Columns(), int(rec.NumRows()), xf)
-	return out
+	return encodeRaw(t, enc, rec, xf)
 }
 
 func firstDiff(a, b []byte) int {

@@ -84,12 +84,20 @@ func (w *writer) values(src []byte, width int, transpose bool) {
 	}
 	if dst := w.reserve(len(src)); dst != nil {
 		arrowpack.TransposeBytes(dst, src, width)
-		if w.marking && len(src) > 0 {
-			at, plane := w.marks[len(w.marks)-1], len(src)/width
-			for j := 1; j < width; j++ {
-				w.marks = append(w.marks, at+j*plane)
-			}
-		}
+		w.markPlanes(len(src), width)
+	}
+}
+
+// markPlanes notes, with marking set, where the byte planes after the first
+// start in the n-byte buffer of transposed values of width bytes that was
+// reserved last.
+func (w *writer) markPlanes(n, width int) {
+	if !w.marking || n == 0 {
+		return
+	}
+	at, plane := w.marks[len(w.marks)-1], n/width
+	for j := 1; j < width; j++ {
+		w.marks = append(w.marks, at+j*plane)
 	}
 }
 

@@ -49,6 +49,7 @@ type benchOptions struct {
 	batchRows   int
 	maxBatches  int
 	quiet       bool
+	coalesce    bool
 }
 
 func benchFlags() (*flag.FlagSet, *benchOptions) {
@@ -65,6 +66,7 @@ func benchFlags() (*flag.FlagSet, *benchOptions) {
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet -input")
 	fs.IntVar(&o.maxBatches, "max-batches", 64, "measure at most `n` batches of an -input file")
 	fs.BoolVar(&o.quiet, "q", false, "show no progress on stderr")
+	fs.BoolVar(&o.coalesce, "coalesce", false, "measure coalescing small batches (AppendBatches, a Writer with WithBlockRows) instead")
 	return fs, o
 }
 
@@ -122,6 +124,9 @@ func runBench(e *env, args []string) (err error) {
 		return usagef("-runs, -concurrency, -batch-rows and -max-batches must be above 0")
 	}
 	opts.Runs, opts.Concurrency = o.runs, o.concurrency
+	if o.coalesce {
+		return runCoalesceBench(e, o, opts)
+	}
 	if o.input != "" && o.shapes != "" {
 		return usagef("-input and -shapes do not go together")
 	}

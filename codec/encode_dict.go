@@ -1,0 +1,230 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// dict writes the indices and the dictionary of segs of a dictionary array.
+// When every seg has an equal dictionary (the same one, usually: a shuffle
+// splits one batch) it is written once and the indices as they are;
+// otherwise the dictionaries are unified with arrow-go's unifier and the
+// indices rewritten to the unified one. Either way the node is what
+// encoding array.Concatenate's result gives. The choice is made in the
+// sizing pass and kept for the writing pass.
+func (c *encoding) dict(p *plan, segs []seg, n int) {
+	var dc dictCat
+	if c.w.counting() {
+		dc = resolveDicts(p, segs, n)
+		c.dicts = append(c.dicts, dc)
+	} else {
+		dc = c.dicts[c.di]
+		c.di++
+	}
+	mark := len(c.segs)
+	switch {
+	case !c.w.counting():
+		// The dictionary's seg is in the log.
+		if dc.indices == nil {
+			c.fixed(segs, n, p.width, p.transpose)
+		} else {
+			c.w.values(dc.indices, p.width, p.transpose)
+		}
+	case dc.concat:
+		c.w.values(dc.indices, p.width, p.transpose)
+		for si := range segs {
+			s := &segs[si]
+			d := s.d.Dictionary()
+			c.push(d, d.Offset(), d.Len())
+		}
+	case dc.dict == nil:
+		c.fixed(segs, n, p.width, p.transpose)
+		if len(segs) > 0 {
+			d := segs[0].d.Dictionary()
+			c.push(d, d.Offset(), d.Len())
+		}
+	default:
+		c.w.values(dc.indices, p.width, p.transpose)
+		d := dc.dict.Data()
+		c.push(d, d.Offset(), d.Len())
+	}
+	c.child(p.children[0], mark)
+}
+
+// resolveDicts decides how the dictionary node of segs is written (see
+// dict), checking the indices' buffers on the way.
+func resolveDicts(p *plan, segs []seg, n int) dictCat {
+	for si := range segs {
+		s := &segs[si]
+		buffer(s, 1, p.width)
+		if s.d.Dictionary() == nil {
+			invalidf("%s without a dictionary", s.d.DataType())
+		}
+	}
+	if len(segs) < 2 || sameDicts(segs) {
+		return dictCat{}
+	}
+	dt := segs[0].d.DataType()
+	for dt.ID() == arrow.EXTENSION {
+		dt = dt.(arrow.ExtensionType).StorageType()
+	}
+	t := dt.(*arrow.DictionaryType)
+	indices := make([]byte, n*p.width)
+	u, err := array.NewDictionaryUnifier(memory.DefaultAllocator, t.ValueType)
+	if err != nil {
+		// arrow-go unifies dictionaries of primitive, string and binary
+		// values only (array.Concatenate fails on the others): lay the
+		// dictionaries end to end instead.
+		return dictCat{indices: shiftIndices(p, segs, indices), concat: true}
+	}
+	defer u.Release()
+	at := 0
+	for si := range segs {
+		s := &segs[si]
+		d := array.MakeFromData(s.d.Dictionary())
+		tb, err := u.UnifyAndTranspose(d)
+		d.Release()
+		if err != nil {
+			panic(encodeError{fmt.Errorf("%w: unifying the batches' dictionaries: %v", ErrUnsupported, err)})
+		}
+		transposeIndices(p, s, indices[at*p.width:(at+s.n)*p.width], arrow.Int32Traits.CastFromBytes(tb.Bytes()))
+		tb.Release()
+		at += s.n
+	}
+	unified, err := u.GetResultWithIndexType(t.IndexType)
+	if err != nil {
+		panic(encodeError{fmt.Errorf("%w: the batches' dictionaries differ and their union does not fit %s indices: %v", ErrUnsupported, t.IndexType, err)})
+	}
+	return dictCat{indices: indices, dict: unified}
+}
+
+// shiftIndices writes into dst the indices of segs into their
+// dictionaries laid end to end: each seg's shifted by the lengths of the
+// dictionaries before it, and 0 for null rows.
+func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
+	limit := int64(1)<<(8*p.width-1) - 1
+	if !p.signed && p.width < 8 {
+		limit = int64(1)<<(8*p.width) - 1
+	}
+	base, at := int64(0), 0
+	for si := range segs {
+		s := &segs[si]
+		src := buffer(s, 1, p.width)
+		bm := s.bm
+		dn := int64(s.d.Dictionary().Len())
+		for i := range s.n {
+			v := int64(0)
+			if isValid(bm, s.off+i) {
+				if v = dictIndex(src, i, p.width, p.signed); v < 0 || v >= dn {
+					invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, dn)
+				}
+				if v += base; v > limit {
+					unsupportedf("the batches' dictionaries together hold more values than %s indices reach", s.d.DataType())
+				}
+			}
+			putIndex(dst, at+i, p.width, uint64(v))
+		}
+		base += dn
+		at += s.n
+	}
+	return dst
+}
+
+// sameDicts reports whether every seg's dictionary equals the first's, the
+// test array.Concatenate makes (the same ArrayData passes at once).
+func sameDicts(segs []seg) bool {
+	d0 := segs[0].d.Dictionary()
+	var a0 arrow.Array
+	defer func() {
+		if a0 != nil {
+			a0.Release()
+		}
+	}()
+	for si := range segs[1:] {
+		s := &segs[1:][si]
+		d := s.d.Dictionary()
+		if d == d0 {
+			continue
+		}
+		if a0 == nil {
+			a0 = array.MakeFromData(d0)
+		}
+		a := array.MakeFromData(d)
+		eq := array.Equal(a0, a)
+		a.Release()
+		if !eq {
+			return false
+		}
+	}
+	return true
+}
+
+// transposeIndices writes the indices of s's rows into dst mapped through
+// tr, and 0 for null rows, as array.Concatenate does.
+func transposeIndices(p *plan, s *seg, dst []byte, tr []int32) {
+	src := buffer(s, 1, p.width)
+	bm := s.bm
+	for i := range s.n {
+		if !isValid(bm, s.off+i) {
+			putIndex(dst, i, p.width, 0)
+			continue
+		}
+		v := dictIndex(src, i, p.width, p.signed)
+		if v < 0 || v >= int64(len(tr)) {
+			invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, len(tr))
+		}
+		putIndex(dst, i, p.width, uint64(tr[v]))
+	}
+}
+
+func dictIndex(b []byte, i, width int, signed bool) int64 {
+	switch width {
+	case 1:
+		if signed {
+			return int64(int8(b[i]))
+		}
+		return int64(b[i])
+	case 2:
+		v := binary.LittleEndian.Uint16(b[2*i:])
+		if signed {
+			return int64(int16(v))
+		}
+		return int64(v)
+	case 4:
+		v := binary.LittleEndian.Uint32(b[4*i:])
+		if signed {
+			return int64(int32(v))
+		}
+		return int64(v)
+	default:
+		return int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+}
+
+func putIndex(b []byte, i, width int, v uint64) {
+	switch width {
+	case 1:
+		b[i] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+}
+
+// dictCat is how the dictionary node of several segs is written: with
+// indices nil, the dictionary of the first seg and the indices as they are
+// (every seg has an equal dictionary); otherwise the unified dictionary dict
+// and the indices rewritten to it, or (concat) every seg's dictionary and
+// the indices shifted to match.
+type dictCat struct {
+	indices []byte
+	dict    arrow.Array
+	concat  bool // dictionaries arrow-go cannot unify: every seg's, end to end
+}

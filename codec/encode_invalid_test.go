@@ -1,0 +1,129 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// shortBuffer returns a buffer of n bytes whose slice has room for 64: the
+// padding an allocator leaves past a buffer's end (or n, if larger), which an encoder that
+// slices up to capacity would read without noticing.
+func shortBuffer(n int) *memory.Buffer {
+	b := make([]byte, max(n, 64))
+	for i := range b {
+		b[i] = byte(i + 1)
+	}
+	return memory.NewBufferBytes(b[:n])
+}
+
+func int32Buffer(v ...int32) *memory.Buffer {
+	return memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))
+}
+
+// invalidBatches are arrays whose offset and length reach past their
+// buffers, at several levels of nesting, each in a batch of its own.
+func invalidBatches() map[string]arrow.ArrayData {
+	i64 := arrow.PrimitiveTypes.Int64
+	str := arrow.BinaryTypes.String
+	mk := func(dt arrow.DataType, n int, bufs []*memory.Buffer, children []arrow.ArrayData, nulls, off int) arrow.ArrayData {
+		return array.NewData(dt, n, bufs, children, nulls, off)
+	}
+	shortInts := mk(i64, 4, []*memory.Buffer{nil, shortBuffer(16)}, nil, 0, 0)
+	goodInts := mk(i64, 4, []*memory.Buffer{nil, shortBuffer(32)}, nil, 0, 0)
+	structOf := arrow.StructOf(arrow.Field{Name: "x", Type: i64, Nullable: true})
+	listOf := arrow.ListOf(i64)
+	return map[string]arrow.ArrayData{
+		"int64 values":            shortInts,
+		"int64 values at offset":  mk(i64, 2, []*memory.Buffer{nil, shortBuffer(24)}, nil, 0, 2),
+		"validity bitmap":         mk(i64, 20, []*memory.Buffer{shortBuffer(1), shortBuffer(160)}, nil, 3, 0),
+		"bool values":             mk(arrow.FixedWidthTypes.Boolean, 20, []*memory.Buffer{nil, shortBuffer(2)}, nil, 0, 0),
+		"string offsets reversed": mk(str, 2, []*memory.Buffer{nil, int32Buffer(4, 1, 2), shortBuffer(8)}, nil, 0, 0),
+		"struct child":            mk(structOf, 4, []*memory.Buffer{nil}, []arrow.ArrayData{shortInts}, 0, 0),
+		"struct shorter child":    mk(structOf, 4, []*memory.Buffer{nil}, []arrow.ArrayData{mk(i64, 3, []*memory.Buffer{nil, shortBuffer(32)}, nil, 0, 0)}, 0, 0),
+		"list child values":       mk(listOf, 2, []*memory.Buffer{nil, int32Buffer(0, 2, 4)}, []arrow.ArrayData{shortInts}, 0, 0),
+		"list offsets past child": mk(listOf, 2, []*memory.Buffer{nil, int32Buffer(0, 2, 6)}, []arrow.ArrayData{goodInts}, 0, 0),
+		"fixed list child":        mk(arrow.FixedSizeListOf(2, i64), 3, []*memory.Buffer{nil}, []arrow.ArrayData{goodInts}, 0, 0),
+	}
+}
+
+// TestAppendInvalidBatch checks that arrays reaching past their buffers, at
+// any level, are refused with ErrInvalidBatch, and that Append then hands
+// back the caller's dst unchanged instead of nil.
+func TestAppendInvalidBatch(t *testing.T) {
+	for name, d := range invalidBatches() {
+		t.Run(name, func(t *testing.T) {
+			arr := array.MakeFromData(d)
+			defer arr.Release()
+			schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: arr.DataType(), Nullable: true}}, nil)
+			rec := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
+			defer rec.Release()
+			for _, c := range []Compression{None, LZ4} {
+				enc, err := NewEncoder(schema, WithCompression(c))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := append(make([]byte, 0, 4096), "prefix"...)
+				out, err := enc.Append(dst, rec)
+				if !errors.Is(err, ErrInvalidBatch) {
+					t.Fatalf("%s: Append: %v, want an error wrapping ErrInvalidBatch", c, err)
+				}
+				if len(out) != len(dst) || !bytes.Equal(out, []byte("prefix")) || &out[0] != &dst[0] {
+					t.Fatalf("%s: Append returned %q (len %d) on error, not dst", c, out, len(out))
+				}
+			}
+		})
+	}
+}
+
+// TestWriteAfterClose checks that a Writer refuses batches once closed with
+// an error wrapping ErrClosed.
+func TestWriteAfterClose(t *testing.T) {
+	schema, recs := goldenBatches()
+	defer release(recs)
+	var sink bytes.Buffer
+	w, err := NewWriter(&sink, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := sink.Len()
+	if err := w.Write(recs[1]); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Write after Close: %v, want an error wrapping ErrClosed", err)
+	}
+	if sink.Len() != n {
+		t.Fatalf("Write after Close wrote %d bytes", sink.Len()-n)
+	}
+}
+
+// rawBlock writes rec as a raw block of size bytes whose buffers went
+// through the transforms xf, which only compressed blocks may carry.
+func rawBlock(t testing.TB, e *Encoder, rec arrow.RecordBatch, size int, xf flags) []byte {
+	t.Helper()
+	raw := encodeRaw(t, e, rec, xf)
+	if len(raw) != size {
+		t.Fatalf("raw block of %d bytes, want %d", len(raw), size)
+	}
+	return raw
+}
+
+// encodeRaw writes rec as an uncompressed block, in 8-byte aligned memory,
+// whose buffers went through the transforms xf, as the raw block of a
+// compressed one would be.
+func encodeRaw(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) []byte {
+	t.Helper()
+	c, rows, size, err := e.sized([]arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.putEncoding(c)
+	raw := unsafeBytes(make([]uint64, (size+7)/8))[:size]
+	e.write(raw, c, 1, rows, xf)
+	return raw
+}
