@@ -197,8 +197,8 @@ func TestDecompressionBombs(t *testing.T) {
 
 // TestParallelStopsAfterFailure checks that once a section fails no further
 // section starts: the first two sections are corrupt, the others large and
-// valid. Two goroutines take the first two; the third can only start once
-// one of them has given its slot back, which it does after failing.
+// valid. With two goroutines, the third section can only start once one of
+// the first two has given its slot back, which it does after failing.
 func TestParallelStopsAfterFailure(t *testing.T) {
 	const size = 4 << 20
 	zero := make([]byte, size)
@@ -226,7 +226,9 @@ func TestParallelStopsAfterFailure(t *testing.T) {
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("decompress: %v, want ErrCorrupt", err)
 	}
-	if started != 2 {
-		t.Fatalf("%d of %d sections started, want the 2 corrupt ones", started, len(chunks))
+	// The second may or may not start, depending on whether the first
+	// failed before the second slot was taken; none after it can.
+	if started < 1 || started > 2 {
+		t.Fatalf("%d of %d sections started, want no more than the 2 corrupt ones", started, len(chunks))
 	}
 }
