@@ -17,7 +17,7 @@ import (
 var (
 	// ErrCorrupt is wrapped by every error that reports a malformed block
 	// or stream: truncated, out of range, inconsistent or failing a checksum.
-	ErrCorrupt error = &sentinel{"arrowpack: corrupt block", []error{arrow.ErrInvalid}}
+	ErrCorrupt error = &sentinel{"arrowpack: corrupt input", []error{arrow.ErrInvalid}}
 	// ErrSchemaMismatch is wrapped when a block was made for another schema
 	// than the Decoder's, or when a batch of another schema is handed to
 	// an Encoder.

@@ -278,7 +278,7 @@ func (w *withSchema) Release() {
 }
 
 // codecDetail returns the message of a codec error without the sentinel's
-// own words ("arrowpack: corrupt block: "), for errors that are not about a
+// own words ("arrowpack: corrupt input: "), for errors that are not about a
 // block.
 func codecDetail(err error) string {
 	msg := err.Error()
