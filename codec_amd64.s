@@ -1526,3 +1526,86 @@ max64Vec_done:
 	MOVQ         CX, n+32(FP)
 	VZEROUPPER
 	RET
+
+// func histogramVec(counts *[256]uint32, src []byte) int
+TEXT ·histogramVec(SB), NOSPLIT, $0-40
+	MOVQ counts+0(FP), AX
+	MOVQ src_base+8(FP), CX
+	MOVQ src_len+16(FP), DX
+	ANDQ $-32, DX
+	XORQ BX, BX
+	CMPQ BX, DX
+	JAE  histogramVec_done
+
+histogramVec_loop:
+	MOVBQZX (CX)(BX*1), SI
+	MOVBQZX 1(CX)(BX*1), DI
+	MOVBQZX 2(CX)(BX*1), R8
+	MOVBQZX 3(CX)(BX*1), R9
+	MOVBQZX 4(CX)(BX*1), R10
+	MOVBQZX 5(CX)(BX*1), R11
+	MOVBQZX 6(CX)(BX*1), R12
+	MOVBQZX 7(CX)(BX*1), R13
+	INCL    (AX)(SI*4)
+	INCL    (AX)(DI*4)
+	INCL    (AX)(R8*4)
+	INCL    (AX)(R9*4)
+	INCL    (AX)(R10*4)
+	INCL    (AX)(R11*4)
+	INCL    (AX)(R12*4)
+	INCL    (AX)(R13*4)
+	MOVBQZX 8(CX)(BX*1), SI
+	MOVBQZX 9(CX)(BX*1), DI
+	MOVBQZX 10(CX)(BX*1), R8
+	MOVBQZX 11(CX)(BX*1), R9
+	MOVBQZX 12(CX)(BX*1), R10
+	MOVBQZX 13(CX)(BX*1), R11
+	MOVBQZX 14(CX)(BX*1), R12
+	MOVBQZX 15(CX)(BX*1), R13
+	INCL    (AX)(SI*4)
+	INCL    (AX)(DI*4)
+	INCL    (AX)(R8*4)
+	INCL    (AX)(R9*4)
+	INCL    (AX)(R10*4)
+	INCL    (AX)(R11*4)
+	INCL    (AX)(R12*4)
+	INCL    (AX)(R13*4)
+	MOVBQZX 16(CX)(BX*1), SI
+	MOVBQZX 17(CX)(BX*1), DI
+	MOVBQZX 18(CX)(BX*1), R8
+	MOVBQZX 19(CX)(BX*1), R9
+	MOVBQZX 20(CX)(BX*1), R10
+	MOVBQZX 21(CX)(BX*1), R11
+	MOVBQZX 22(CX)(BX*1), R12
+	MOVBQZX 23(CX)(BX*1), R13
+	INCL    (AX)(SI*4)
+	INCL    (AX)(DI*4)
+	INCL    (AX)(R8*4)
+	INCL    (AX)(R9*4)
+	INCL    (AX)(R10*4)
+	INCL    (AX)(R11*4)
+	INCL    (AX)(R12*4)
+	INCL    (AX)(R13*4)
+	MOVBQZX 24(CX)(BX*1), SI
+	MOVBQZX 25(CX)(BX*1), DI
+	MOVBQZX 26(CX)(BX*1), R8
+	MOVBQZX 27(CX)(BX*1), R9
+	MOVBQZX 28(CX)(BX*1), R10
+	MOVBQZX 29(CX)(BX*1), R11
+	MOVBQZX 30(CX)(BX*1), R12
+	MOVBQZX 31(CX)(BX*1), R13
+	INCL    (AX)(SI*4)
+	INCL    (AX)(DI*4)
+	INCL    (AX)(R8*4)
+	INCL    (AX)(R9*4)
+	INCL    (AX)(R10*4)
+	INCL    (AX)(R11*4)
+	INCL    (AX)(R12*4)
+	INCL    (AX)(R13*4)
+	ADDQ    $0x00000020, BX
+	CMPQ    BX, DX
+	JB      histogramVec_loop
+
+histogramVec_done:
+	MOVQ DX, ret+32(FP)
+	RET

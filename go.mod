@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/klauspost/compress v1.20.4
+	github.com/minio/minlz v1.2.4
 	github.com/pierrec/lz4/v4 v4.1.33
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.50.0

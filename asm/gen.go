@@ -51,6 +51,7 @@ func main() {
 	max16()
 	max32()
 	max64()
+	histogram()
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())

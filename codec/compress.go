@@ -6,23 +6,47 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
-// A compressed block's body is a word holding the number of chunks k, then
-// k chunks: a word holding the chunk's raw length, then its compressed bytes
-// as a buffer (a word holding their length c, the c bytes of LZ4 block or
-// zstd frame, zero padding to a multiple of 8). The raw body, laid out as an
-// uncompressed block's (with the header flags' transforms applied), is the
-// chunks' raw bytes one after another. Chunks compress and decompress
-// independently, so WithConcurrency can spread them over goroutines.
+// A compressed block's body is a word holding the number of sections k,
+// then k sections: a word holding the section's codec (low byte) and raw
+// length (the other bytes), then its stored bytes as a buffer. A section
+// stored raw (codec None) holds its raw bytes as they are; the others hold
+// one LZ4 block or zstd frame. The raw body, laid out as an uncompressed
+// block's (with the header flags' transforms applied), is the sections' raw
+// bytes one after another. FORMAT.md has the details.
+//
+// An encoder cuts the raw body at buffer starts (and at the byte planes of
+// transposed values), estimates for each piece from a byte histogram of a
+// sample whether compressing would save at least WithMinSavings of it,
+// stores the others raw, and joins neighbouring pieces decided alike into
+// one section. Sections compress independently, so WithConcurrency can
+// spread them over goroutines.
 
-// minChunk is the smallest raw chunk an encoder splits a body into: below
-// it a goroutine costs more than it saves and compression loses context.
+// minChunk is the smallest raw section an encoder with concurrency above 1
+// splits a long compressed run into: below it a goroutine costs more than it
+// saves and compression loses context.
 const minChunk = 128 << 10
 
+// minPiece is the smallest piece of raw body an encoder decides on: smaller
+// buffers join the piece before them, since a section costs 16 bytes and a
+// codec call.
+const minPiece = 512
+
+// minDecide is the smallest raw body an encoder cuts into pieces and decides
+// on: a smaller one is compressed whole, since deciding on its few small
+// pieces cost as much as compressing them (lineitem-64: 67% of the encode
+// time), and compressing it takes microseconds anyway.
+const minDecide = 64 << 10
+
+// minlzMax is the largest section an encoder compresses with MinLZ, whose
+// blocks hold at most 8 MiB.
+const minlzMax = minlz.MaxBlockSize &^ 7
+
 // chunkCount returns how many chunks an encoder with concurrency n splits a
-// raw body of size bytes into.
+// compressed run of size raw bytes into.
 func chunkCount(size, n int) int {
 	return max(1, min(n, size/minChunk))
 }
@@ -34,11 +58,14 @@ type compressor struct {
 	level int
 	lz4   sync.Pool // *lz4.Compressor or *lz4.CompressorHC
 	zstd  *zstd.Encoder
-	bufs  sync.Pool // *[]byte: room for compressed output
+	// minSavings: compress a piece only if its estimate saves at least
+	// this fraction of its bytes.
+	minSavings float64
+	scratch    sync.Pool // *sectionScratch
 }
 
-func newCompressor(kind Compression, level int) (*compressor, error) {
-	c := &compressor{kind: kind, level: level}
+func newCompressor(kind Compression, level int, minSavings float64) (*compressor, error) {
+	c := &compressor{kind: kind, level: level, minSavings: minSavings}
 	switch kind {
 	case LZ4:
 		c.lz4.New = func() any {
@@ -61,6 +88,7 @@ func newCompressor(kind Compression, level int) (*compressor, error) {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrUnsupported, err)
 		}
 		c.zstd = enc
+	case MinLZ:
 	default:
 		return nil, fmt.Errorf("%w: compression %s", ErrUnsupported, kind)
 	}
@@ -69,97 +97,187 @@ func newCompressor(kind Compression, level int) (*compressor, error) {
 
 // bound is the most bytes compressing n bytes can take.
 func (c *compressor) bound(n int) int {
-	if c.kind == LZ4 {
+	switch c.kind {
+	case LZ4:
 		return lz4.CompressBlockBound(n)
+	case MinLZ:
+		return minlz.MaxEncodedLen(n)
 	}
 	return c.zstd.MaxEncodedSize(n)
 }
 
-// compress returns src compressed, in a buffer the caller gives back with
-// release.
-func (c *compressor) compress(src []byte) (*[]byte, []byte) {
-	bp, _ := c.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	if need := c.bound(len(src)); cap(*bp) < need {
-		*bp = make([]byte, need)
-	}
-	out := (*bp)[:cap(*bp)]
-	if c.kind == Zstd {
-		return bp, c.zstd.EncodeAll(src, out[:0])
+// compress compresses src into dst, which has room for c.bound(len(src))
+// bytes, and returns the compressed bytes, or nil if compressing failed.
+func (c *compressor) compress(dst, src []byte) []byte {
+	switch c.kind {
+	case Zstd:
+		return c.zstd.EncodeAll(src, dst[:0])
+	case MinLZ:
+		z, err := minlz.Encode(dst, src, minlz.LevelFastest)
+		if err != nil {
+			return nil
+		}
+		return z
 	}
 	var n int
 	var err error
 	switch z := c.lz4.Get().(type) {
 	case *lz4.Compressor:
-		n, err = z.CompressBlock(src, out)
+		n, err = z.CompressBlock(src, dst)
 		c.lz4.Put(z)
 	case *lz4.CompressorHC:
-		n, err = z.CompressBlock(src, out)
+		n, err = z.CompressBlock(src, dst)
 		c.lz4.Put(z)
 	}
 	if err != nil || n == 0 {
 		// Cannot happen with a buffer of CompressBlockBound bytes; store
-		// the block raw if it does.
-		return bp, nil
+		// the section raw if it does.
+		return nil
 	}
-	return bp, out[:n]
+	return dst[:n]
 }
 
-func (c *compressor) release(bp *[]byte) { c.bufs.Put(bp) }
-
-// chunkOut is one compressed chunk: its raw length, its compressed bytes and
-// the pooled buffer holding them.
-type chunkOut struct {
-	raw int
-	bp  *[]byte
-	z   []byte
+// section is one section of a compressed body being written: raw bytes
+// [at, at+n) of the raw body, stored raw (codec None) or compressed into z.
+type section struct {
+	at, n int
+	codec Compression
+	z     []byte
 }
 
-// compressBody compresses body in k chunks (on k goroutines when k > 1) and
-// returns the compressed body's size, or -1 when some chunk did not
-// compress. one is room for a single chunk, so that k == 1 allocates
-// nothing. The caller releases the chunks and writes them with putBody.
-func (c *compressor) compressBody(body []byte, k int, one *[1]chunkOut) ([]chunkOut, int) {
-	var chunks []chunkOut
-	if k == 1 {
-		chunks = one[:]
-		chunks[0].raw = len(body)
-		chunks[0].bp, chunks[0].z = c.compress(body)
+// sectionScratch is the reusable room an encoder plans sections in.
+type sectionScratch struct {
+	marks []int     // where the writer started buffers and byte planes
+	secs  []section // the sections
+	out   []byte    // the compressed sections' bytes
+	hist  [256]uint32
+}
+
+// planSections cuts body at ss.marks into pieces of at least minPiece
+// bytes, decides which to compress from their estimates and appends to
+// ss.secs[:0] the sections of neighbouring pieces decided alike, compressed runs split
+// into chunkCount(n, concurrency) sections. It returns the sections.
+func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency int) []section {
+	secs, marks := ss.secs[:0], ss.marks
+	if len(body) < minDecide && c.minSavings < 1 {
+		marks = nil
+	}
+	add := func(at, end int, compress bool) {
+		codec := None
+		if compress {
+			codec = c.kind
+		}
+		if k := len(secs); k > 0 && secs[k-1].codec == codec {
+			secs[k-1].n = end - secs[k-1].at
+			return
+		}
+		secs = append(secs, section{at: at, n: end - at, codec: codec})
+	}
+	start := 0
+	for i, m := range marks {
+		if m-start < minPiece || len(body)-m < minPiece || i+1 < len(marks) && marks[i+1] == m {
+			continue
+		}
+		add(start, m, c.worth(&ss.hist, body[start:m]))
+		start = m
+	}
+	if start < len(body) {
+		add(start, len(body), marks == nil && c.minSavings < 1 || c.worth(&ss.hist, body[start:]))
+	}
+	if concurrency <= 1 && c.kind != MinLZ {
+		return secs
+	}
+	// Split long compressed sections for the goroutines, and MinLZ's
+	// sections to its largest block.
+	for i := 0; i < len(secs); i++ {
+		s := secs[i]
+		k := chunkCount(s.n, concurrency)
+		if c.kind == MinLZ {
+			k = max(k, (s.n+minlzMax-1)/minlzMax)
+		}
+		if s.codec == None || k == 1 {
+			continue
+		}
+		size := pad8((s.n + k - 1) / k)
+		parts := make([]section, 0, k)
+		for at := s.at; at < s.at+s.n; at += size {
+			parts = append(parts, section{at: at, n: min(size, s.at+s.n-at), codec: s.codec})
+		}
+		secs = append(secs[:i], append(parts, secs[i+1:]...)...)
+		i += len(parts) - 1
+	}
+	return secs
+}
+
+// compressSections compresses the sections of body whose codec is not
+// None into out (grown as needed and returned), on up to concurrency
+// goroutines. A section that does not shrink is stored raw after all. It
+// returns the compressed body's size.
+func (c *compressor) compressSections(secs []section, body, out []byte, concurrency int) ([]byte, int) {
+	need, ncomp := 0, 0
+	for _, s := range secs {
+		if s.codec != None {
+			need += c.bound(s.n)
+			ncomp++
+		}
+	}
+	if cap(out) < need {
+		out = make([]byte, need)
+	}
+	out = out[:need]
+	at := 0
+	if concurrency > 1 && ncomp > 1 {
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, concurrency)
+		for i := range secs {
+			s := &secs[i]
+			if s.codec == None {
+				continue
+			}
+			dst := out[at : at+c.bound(s.n) : at+c.bound(s.n)]
+			at += len(dst)
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				s.z = c.compress(dst, body[s.at:s.at+s.n])
+			})
+		}
+		wg.Wait()
 	} else {
-		chunks = c.compressParallel(body, k)
+		for i := range secs {
+			s := &secs[i]
+			if s.codec == None {
+				continue
+			}
+			dst := out[at : at+c.bound(s.n) : at+c.bound(s.n)]
+			at += len(dst)
+			s.z = c.compress(dst, body[s.at:s.at+s.n])
+		}
 	}
 	stored := 8
-	for _, ch := range chunks {
-		if ch.z == nil {
-			return chunks, -1
+	for i := range secs {
+		s := &secs[i]
+		if s.codec != None && (s.z == nil || len(s.z) >= s.n) {
+			s.codec, s.z = None, nil
 		}
-		stored += 8 + bufferSize(len(ch.z))
+		if s.codec == None {
+			stored += 8 + bufferSize(s.n)
+		} else {
+			stored += 8 + bufferSize(len(s.z))
+		}
 	}
-	return chunks, stored
+	return out, stored
 }
 
-// compressParallel compresses body in k chunks of equal length (rounded up
-// to a multiple of 8), one goroutine each.
-func (c *compressor) compressParallel(body []byte, k int) []chunkOut {
-	chunks := make([]chunkOut, k)
-	size := pad8((len(body) + k - 1) / k)
-	var wg sync.WaitGroup
-	for i := range chunks {
-		part := body[min(i*size, len(body)):min((i+1)*size, len(body))]
-		chunks[i].raw = len(part)
-		wg.Go(func() { chunks[i].bp, chunks[i].z = c.compress(part) })
-	}
-	wg.Wait()
-	return chunks
-}
-
-// putBody writes the compressed body of chunks after the header.
-func putBody(w *writer, chunks []chunkOut) {
-	w.word(uint64(len(chunks)))
-	for _, ch := range chunks {
-		w.word(uint64(ch.raw))
-		w.bytes(ch.z)
+// putSections writes the compressed body of secs after the header.
+func putSections(w *writer, secs []section, body []byte) {
+	w.word(uint64(len(secs)))
+	for _, s := range secs {
+		w.word(uint64(s.n)<<8 | uint64(s.codec))
+		if s.codec == None {
+			w.bytes(body[s.at : s.at+s.n])
+		} else {
+			w.bytes(s.z)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
@@ -13,11 +14,13 @@ import (
 // arrowpack with one goroutine per block (conc=1) and with WithConcurrency(2)
 // (conc=2), and IPC's writer and reader with their default concurrency and
 // with two goroutines (ipc.WithCompressConcurrency, ipc.WithZstd and
-// ipc.WithLZ4). Bytes per op are the uncompressed arrowpack block, so MB/s
-// compare; B/block reports each encoding's compressed size.
+// ipc.WithLZ4; MinLZ, which IPC lacks, is set against IPC's LZ4). Bytes per
+// op are the uncompressed arrowpack block, so MB/s compare; B/block reports
+// each encoding's compressed size and raw-B/block the bytes of an arrowpack
+// block stored raw because compressing them was estimated not to pay.
 func BenchmarkCompressed(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
-		for _, comp := range []Compression{LZ4, Zstd} {
+		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
 			name := fmt.Sprintf("%s/%s", c.name, comp)
 			ipcOpt := ipc.WithLZ4()
 			if comp == Zstd {
@@ -36,6 +39,7 @@ func BenchmarkCompressed(b *testing.B) {
 						buf = must(enc.Append(buf[:0], c.rec))
 					}
 					b.ReportMetric(float64(len(block)), "B/block")
+					b.ReportMetric(float64(must(ReadBlockInfo(block)).RawBytes), "raw-B/block")
 				})
 				b.Run(fmt.Sprintf("%s/decode/arrowpack/conc=%d", name, n), func(b *testing.B) {
 					b.ReportAllocs()
@@ -88,6 +92,34 @@ func BenchmarkCompressed(b *testing.B) {
 					b.ReportMetric(float64(len(data)), "B/block")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkDecide times deciding alone, per shape and codec: cutting a
+// written raw body into pieces and estimating each (planSections), without
+// compressing. Set against BenchmarkCompressed's encode/arrowpack/conc=1 it
+// gives the share of encode time spent deciding.
+func BenchmarkDecide(b *testing.B) {
+	for _, c := range loadBenchCases(b) {
+		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
+			enc := must(NewEncoder(c.rec.Schema(), WithCompression(comp)))
+			ec, rows, size, err := enc.sized([]arrow.RecordBatch{c.rec})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp, raw := enc.rawBuffer(size)
+			ss := &sectionScratch{}
+			ss.marks = enc.writeMarked(raw, ec, 1, rows, enc.cfg.transforms, make([]int, 0, 64))
+			enc.putEncoding(ec)
+			b.Run(fmt.Sprintf("%s/%s", c.name, comp), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.block)))
+				for b.Loop() {
+					ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1)
+				}
+			})
+			enc.scratch.Put(sp)
 		}
 	}
 }

@@ -2,11 +2,14 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -21,48 +24,57 @@ type decompressor struct {
 	zstdErr     error
 }
 
-// chunkIn is one chunk of a compressed body: where its raw bytes go in the
-// raw body and its compressed bytes.
-type chunkIn struct {
+// sectionIn is one section of a compressed body: where its raw bytes go in
+// the raw body, how it is stored and its stored bytes.
+type sectionIn struct {
 	at, raw int
+	codec   Compression
 	src     []byte
 }
 
-// eachChunk reads the chunk table of a compressed body, checking that the
-// chunks fill it exactly and add up to raw bytes, and calls fn for each.
-func eachChunk(body []byte, raw int, fn func(chunkIn) error) error {
+// eachSection reads the section table of a compressed body, checking that
+// the sections fill it exactly, that each is of a known codec, is not
+// empty and that they add up to raw bytes, and calls fn for each.
+func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 	r := reader{buf: body}
 	k, err := r.word()
 	if err != nil {
 		return err
 	}
-	// A chunk takes at least 16 bytes of body.
+	// A section takes at least 16 bytes of body.
 	if k == 0 || k > uint64(len(body)/16) {
-		return corruptf("compressed body of %d bytes says it has %d chunks", len(body), k)
+		return corruptf("compressed body of %d bytes says it has %d sections", len(body), k)
 	}
 	at := 0
 	for i := range int(k) {
-		n, err := r.word()
+		desc, err := r.word()
 		if err != nil {
 			return err
 		}
-		if n > uint64(raw-at) {
-			return corruptf("chunk %d of %d raw bytes overflows a raw body of %d", i, n, raw)
+		codec, n := Compression(desc&0xff), desc>>8
+		if codec > MinLZ {
+			return fmt.Errorf("%w: %w: section %d has codec %d, unknown to this version of arrowpack", ErrUnsupported, ErrCorrupt, i, codec)
 		}
-		src, err := r.anyBuffer("compressed chunk")
+		if n == 0 || n > uint64(raw-at) {
+			return corruptf("section %d of %d raw bytes in a raw body of %d with %d left", i, n, raw, raw-at)
+		}
+		src, err := r.anyBuffer("section")
 		if err != nil {
 			return err
 		}
-		if err := fn(chunkIn{at: at, raw: int(n), src: src}); err != nil {
-			return fmt.Errorf("chunk %d: %w", i, err)
+		if codec == None && len(src) != int(n) {
+			return corruptf("raw section %d of %d bytes stores %d", i, n, len(src))
+		}
+		if err := fn(sectionIn{at: at, raw: int(n), codec: codec, src: src}); err != nil {
+			return fmt.Errorf("section %d: %w", i, err)
 		}
 		at += int(n)
 	}
 	if at != raw {
-		return corruptf("chunks add up to %d raw bytes, the header says %d", at, raw)
+		return corruptf("sections add up to %d raw bytes, the header says %d", at, raw)
 	}
 	if r.pos != len(body) {
-		return corruptf("%d bytes after the last chunk", len(body)-r.pos)
+		return corruptf("%d bytes after the last section", len(body)-r.pos)
 	}
 	return nil
 }
@@ -76,9 +88,14 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 		return nil, corruptf("block body of %d bytes once decompressed is above the limit of %d (WithMaxBlockSize)", h.raw, d.maxBlock)
 	}
 	body := block[headerSize:]
-	// Check the whole chunk table before allocating anything.
-	nchunks := 0
-	if err := eachChunk(body, h.raw, func(chunkIn) error { nchunks++; return nil }); err != nil {
+	// Check the whole section table before allocating anything.
+	ncomp := 0
+	if err := eachSection(body, h.raw, func(s sectionIn) error {
+		if s.codec != None {
+			ncomp++
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	out := d.pool.Allocate(headerSize + h.raw)
@@ -88,11 +105,11 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 	binary.LittleEndian.PutUint64(out[24:], uint64(h.raw))
 	raw := out[headerSize:]
 	var err error
-	if d.concurrency > 1 && nchunks > 1 {
-		err = d.decompressParallel(raw, body, h)
+	if d.concurrency > 1 && ncomp > 1 {
+		_, err = d.decompressParallel(raw, body, h)
 	} else {
-		err = eachChunk(body, h.raw, func(c chunkIn) error {
-			return d.decompressBody(raw[c.at:c.at+c.raw:c.at+c.raw], c.src, h.compression)
+		err = eachSection(body, h.raw, func(s sectionIn) error {
+			return d.decompressBody(raw[s.at:s.at+s.raw:s.at+s.raw], s.src, s.codec)
 		})
 	}
 	if err != nil {
@@ -102,39 +119,61 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 	return memory.NewBufferWithAllocator(out, &d.pool), nil
 }
 
-// decompressParallel decompresses the chunks of body into raw on up to
-// d.concurrency goroutines and returns the first error.
-func (d *decompressor) decompressParallel(raw, body []byte, h header) error {
+// decompressParallel decompresses the sections of body into raw, the
+// compressed ones on up to d.concurrency goroutines, and returns the first
+// error. Once a section has failed no further section starts. It also
+// returns how many compressed sections started.
+func (d *decompressor) decompressParallel(raw, body []byte, h header) (int, error) {
 	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, d.concurrency)
-		mu    sync.Mutex
-		first error
+		wg      sync.WaitGroup
+		slots   = make(chan struct{}, d.concurrency)
+		mu      sync.Mutex
+		first   error
+		failed  atomic.Bool
+		started int
 	)
-	_ = eachChunk(body, h.raw, func(c chunkIn) error {
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		failed.Store(true)
+	}
+	_ = eachSection(body, h.raw, func(s sectionIn) error {
+		dst := raw[s.at : s.at+s.raw : s.at+s.raw]
+		if s.codec == None {
+			copy(dst, s.src)
+			return nil
+		}
 		slots <- struct{}{}
+		if failed.Load() {
+			<-slots
+			return errStop
+		}
+		started++
 		wg.Go(func() {
 			defer func() { <-slots }()
-			if err := d.decompressBody(raw[c.at:c.at+c.raw:c.at+c.raw], c.src, h.compression); err != nil {
-				err = fmt.Errorf("chunk at raw byte %d: %w", c.at, err)
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
+			if err := d.decompressBody(dst, s.src, s.codec); err != nil {
+				fail(fmt.Errorf("section at raw byte %d: %w", s.at, err))
 			}
 		})
 		return nil
 	})
 	wg.Wait()
-	return first
+	return started, first
 }
 
-// decompressBody fills raw, exactly, with src decompressed. raw's capacity
-// must end with it: zstd may write past the length it decodes, up to the
-// capacity, and chunks decompressed in parallel lie side by side.
+// errStop ends a walk over the chunks early; it never reaches a caller.
+var errStop = errors.New("stop")
+
+// decompressBody fills raw, exactly, with src stored with codec c. raw's
+// capacity must end with it: zstd may write past the length it decodes, up
+// to the capacity, and sections decompressed in parallel lie side by side.
 func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 	switch c {
+	case None:
+		copy(raw, src) // eachSection checked the lengths
 	case LZ4:
 		n, err := lz4.UncompressBlock(src, raw)
 		if err != nil {
@@ -144,20 +183,63 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 			return corruptf("lz4 body decompressed to %d bytes, the header says %d", n, len(raw))
 		}
 	case Zstd:
-		d.zstdOnce.Do(func() {
-			d.zstd, d.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
-				zstd.WithDecoderMaxMemory(uint64(d.maxBlock)))
-		})
-		if d.zstdErr != nil {
-			return fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
+		return d.unzstd(raw, src)
+	case MinLZ:
+		// A MinLZ block states its decoded length; Decode also takes
+		// Snappy and S2 blocks, which are not MinLZ sections.
+		ok, n, err := minlz.IsMinLZ(src)
+		if err != nil || !ok || n != len(raw) {
+			return corruptf("minlz section declares %d bytes (MinLZ: %t, %v), the section holds %d", n, ok, err, len(raw))
 		}
-		got, err := d.zstd.DecodeAll(src, raw[:0])
+		got, err := minlz.Decode(raw, src)
 		if err != nil {
-			return corruptf("zstd: %v", err)
+			return corruptf("minlz: %v", err)
 		}
-		if len(got) != len(raw) || (len(got) > 0 && &got[0] != &raw[0]) {
-			return corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
+		if len(got) != len(raw) || &got[0] != &raw[0] {
+			return corruptf("minlz section decompressed to %d bytes, it holds %d", len(got), len(raw))
 		}
+	}
+	return nil
+}
+
+// unzstd fills raw, exactly, with the zstd frame src decompressed, never
+// allocating more than about len(raw) bytes whatever src holds: the frame
+// must declare raw's length as its content size (when it is at least 256
+// bytes), which is checked before decoding, and decoding stops at raw's capacity (WithDecodeAllCapLimit), so
+// a frame that would decompress past it (a bomb, a frame without a content
+// size, frames concatenated after it) fails after at most one zstd block.
+func (d *decompressor) unzstd(raw, src []byte) error {
+	if len(raw) == 0 {
+		// EncodeAll writes nothing for nothing.
+		if len(src) != 0 {
+			return corruptf("zstd: %d bytes for an empty section", len(src))
+		}
+		return nil
+	}
+	var fh zstd.Header
+	if err := fh.Decode(src); err != nil {
+		return corruptf("zstd frame header: %v", err)
+	}
+	// A frame of fewer than 256 bytes may omit its content size (EncodeAll
+	// does); decoding it is bounded by raw's capacity all the same.
+	if fh.Skippable || fh.HasFCS && fh.FrameContentSize != uint64(len(raw)) || !fh.HasFCS && len(raw) >= 256 {
+		return corruptf("zstd frame declares %d content bytes (known: %t), the section holds %d", fh.FrameContentSize, fh.HasFCS && !fh.Skippable, len(raw))
+	}
+	d.zstdOnce.Do(func() {
+		d.zstd, d.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+			zstd.WithDecoderMaxMemory(uint64(d.maxBlock)),
+			zstd.WithDecoderMaxWindow(uint64(max(d.maxBlock, zstd.MinWindowSize))),
+			zstd.WithDecodeAllCapLimit(true))
+	})
+	if d.zstdErr != nil {
+		return fmt.Errorf("%w: zstd: %v", ErrUnsupported, d.zstdErr)
+	}
+	got, err := d.zstd.DecodeAll(src, raw[:0:len(raw)])
+	if err != nil {
+		return corruptf("zstd: %v", err)
+	}
+	if len(got) != len(raw) || &got[0] != &raw[0] {
+		return corruptf("zstd body decompressed to %d bytes, the header says %d", len(got), len(raw))
 	}
 	return nil
 }

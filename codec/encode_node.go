@@ -333,6 +333,7 @@ func (c *encoding) fixed(segs []seg, n, width int, transpose bool) {
 			at += copy(all[at:], buffer(s, 1, width))
 		}
 		arrowpack.TransposeBytes(dst, all, width)
+		c.w.markPlanes(len(dst), width)
 		return
 	}
 	at := 0

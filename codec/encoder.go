@@ -39,7 +39,7 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 	}
 	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}
 	if e.cfg.compression != None {
-		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level); err != nil {
+		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level, e.cfg.minSavings); err != nil {
 			return nil, fmt.Errorf("NewEncoder: %w", err)
 		}
 	}
@@ -191,22 +191,33 @@ func (e *Encoder) rawBuffer(size int) (*[]uint64, []byte) {
 	return sp, unsafeBytes(*sp)[:size]
 }
 
-// appendCompressed writes the raw block of size bytes aside, compresses its
-// body and appends the compressed block to dst, or the raw block if
-// compressing does not make it smaller.
+// appendCompressed writes the raw block of size bytes aside, compresses the
+// sections of its body worth compressing and appends the compressed block
+// to dst, or the raw block if no section was worth it or the result is not
+// smaller.
 func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) []byte {
 	sp, raw := e.rawBuffer(size)
 	defer e.scratch.Put(sp)
+	cp := e.compressor
+	ss, _ := cp.scratch.Get().(*sectionScratch)
+	if ss == nil {
+		ss = new(sectionScratch)
+	}
+	defer cp.scratch.Put(ss)
 	xf := e.cfg.transforms
-	e.write(raw, c, k, rows, xf)
-	var one [1]chunkOut
+	if ss.marks == nil {
+		ss.marks = make([]int, 0, 64)
+	}
+	ss.marks = e.writeMarked(raw, c, k, rows, xf, ss.marks[:0])
 	body := raw[headerSize:]
-	chunks, stored := e.compressor.compressBody(body, chunkCount(len(body), e.cfg.concurrency), &one)
-	defer func() {
-		for _, ch := range chunks {
-			e.compressor.release(ch.bp)
+	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)
+	stored := -1
+	for _, s := range ss.secs {
+		if s.codec != None {
+			ss.out, stored = cp.compressSections(ss.secs, body, ss.out, e.cfg.concurrency)
+			break
 		}
-	}()
+	}
 	if stored < 0 || stored >= len(body) {
 		if xf != 0 {
 			e.write(raw, c, k, rows, 0)
@@ -218,7 +229,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) [
 	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
-	putBody(&writer{buf: dst[start:], pos: headerSize}, chunks)
+	putSections(&writer{buf: dst[start:], pos: headerSize}, ss.secs, body)
 	return dst
 }
 
@@ -227,15 +238,25 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) [
 // applied to its buffers (the header records none: it is the caller's to
 // rewrite for a compressed block).
 func (e *Encoder) write(block []byte, c *encoding, k, rows int, xf flags) {
+	e.writeMarked(block, c, k, rows, xf, nil)
+}
+
+// writeMarked is write that also appends to marks, if not nil, the body
+// offset of every buffer's first byte and of every byte plane of transposed
+// values, in order, and returns marks.
+func (e *Encoder) writeMarked(block []byte, c *encoding, k, rows int, xf flags, marks []int) []int {
 	h := header{compression: None, fingerprint: e.fingerprint, rows: rows,
 		stored: len(block) - headerSize, raw: len(block) - headerSize}
 	h.put(block)
-	c.w = writer{buf: block, pos: headerSize, xf: xf}
+	c.w = writer{buf: block, pos: headerSize, xf: xf, marks: marks, marking: marks != nil}
 	c.di, c.lp, c.li = 0, 0, 0
 	e.body(c, k)
 	if c.w.pos != len(block) {
 		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), c.w.pos))
 	}
+	marks = c.w.marks
+	c.w.marks = nil
+	return marks
 }
 
 // body writes (or, with a counting writer, sizes) the body of the block of

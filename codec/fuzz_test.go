@@ -86,7 +86,7 @@ func seal(raw []byte, xf flags) []byte {
 		z = append(z, body...)
 		n = len(z)
 	}
-	stored := 16 + bufferSize(n) // one chunk
+	stored := 16 + bufferSize(n) // one section
 	b := make([]byte, headerSize+stored)
 	copy(b, raw[:headerSize])
 	b[5] = byte(LZ4)
@@ -95,7 +95,7 @@ func seal(raw []byte, xf flags) []byte {
 	binary.LittleEndian.PutUint64(b[32:], uint64(len(body)))
 	w := writer{buf: b, pos: headerSize}
 	w.word(1)
-	w.word(uint64(len(body)))
+	w.word(uint64(len(body))<<8 | uint64(LZ4))
 	w.bytes(z[:n])
 	return b
 }

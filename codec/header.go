@@ -10,7 +10,7 @@ import (
 //
 //	0  [4]byte  magic "APK1"
 //	4  uint8    format version (1)
-//	5  uint8    compression of the body (None, LZ4, Zstd)
+//	5  uint8    compression of the body (None, LZ4, Zstd, MinLZ)
 //	6  uint16   flags: the transforms applied before compression
 //	8  uint64   schema fingerprint
 //	16 uint64   number of rows
@@ -74,7 +74,7 @@ func parseHeader(block []byte) (header, error) {
 		return h, corruptf("format version %d, this library reads %d", block[4], formatVersion)
 	}
 	h.compression = Compression(block[5])
-	if h.compression > Zstd {
+	if h.compression > MinLZ {
 		return h, corruptf("unknown compression %d", block[5])
 	}
 	h.flags = flags(binary.LittleEndian.Uint16(block[6:]))
@@ -118,9 +118,10 @@ type BlockInfo struct {
 	// FORMAT.md describes (offsets as lengths, byte transposition) before
 	// they were compressed.
 	Transformed bool
-	// Chunks is the number of independently compressed chunks of the body
-	// (more than one with WithConcurrency); 0 for an uncompressed block.
-	Chunks int
+	// Sections is the number of sections of a compressed body (0 for an
+	// uncompressed block); RawSections of them are stored raw, holding
+	// RawBytes bytes, because compressing them was estimated not to pay.
+	Sections, RawSections, RawBytes int
 }
 
 // String describes the block in a line.
@@ -132,11 +133,14 @@ func (b BlockInfo) String() string {
 	if b.Transformed {
 		xf = ", transformed"
 	}
-	return fmt.Sprintf("%d rows, %d bytes (%s in %d chunk(s)%s, %d raw)", b.Rows, b.Size, b.Compression, b.Chunks, xf, b.RawSize)
+	return fmt.Sprintf("%d rows, %d bytes (%s in %d section(s), %d stored raw holding %d bytes%s, %d raw)",
+		b.Rows, b.Size, b.Compression, b.Sections, b.RawSections, b.RawBytes, xf, b.RawSize)
 }
 
 // ReadBlockInfo reads the header of block, which must be exactly one block,
-// and checks its lengths without decoding the body. Errors wrap ErrCorrupt.
+// and checks its lengths and section table without decompressing or
+// decoding the body. Errors wrap ErrCorrupt (and ErrUnsupported for a
+// section codec this version does not know).
 func ReadBlockInfo(block []byte) (BlockInfo, error) {
 	h, err := parseHeader(block)
 	if err != nil {
@@ -145,17 +149,18 @@ func ReadBlockInfo(block []byte) (BlockInfo, error) {
 	info := BlockInfo{Rows: h.rows, Size: headerSize + h.stored, RawSize: headerSize + h.raw,
 		Compression: h.compression, Transformed: h.flags != 0}
 	if h.compression != None {
-		// The chunk count, checked as the decoder checks it: a chunk
-		// takes at least 16 bytes of body.
-		body := block[headerSize:]
-		if len(body) < 8 {
-			return BlockInfo{}, corruptf("compressed body of %d bytes has no chunk count", len(body))
+		// The section table, checked as the decoder checks it.
+		err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+			info.Sections++
+			if s.codec == None {
+				info.RawSections++
+				info.RawBytes += s.raw
+			}
+			return nil
+		})
+		if err != nil {
+			return BlockInfo{}, err
 		}
-		k := binary.LittleEndian.Uint64(body)
-		if k == 0 || k > uint64(len(body)/16) {
-			return BlockInfo{}, corruptf("compressed body of %d bytes says it has %d chunks", len(body), k)
-		}
-		info.Chunks = int(k)
 	}
 	return info, nil
 }

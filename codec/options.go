@@ -16,9 +16,16 @@ const (
 	None Compression = 0 // the body is stored as it is
 	LZ4  Compression = 1 // LZ4 block format (github.com/pierrec/lz4/v4)
 	Zstd Compression = 2 // Zstandard (github.com/klauspost/compress/zstd)
+	// MinLZ block format (github.com/minio/minlz, LevelFastest): on the
+	// benchmark batches it encodes plus decodes in 0.84x LZ4's time
+	// (geometric mean; encode 0.46-0.80x, decode 1.7-4.8x) at 0.91x its
+	// size. Pick it when encode time matters more than decode time (a
+	// block written once, read once); LZ4 when blocks are read many
+	// times; zstd for the smallest blocks.
+	MinLZ Compression = 3
 )
 
-// String returns the compression's name: "none", "lz4" or "zstd".
+// String returns the compression's name: "none", "lz4", "zstd" or "minlz".
 func (c Compression) String() string {
 	switch c {
 	case None:
@@ -27,6 +34,8 @@ func (c Compression) String() string {
 		return "lz4"
 	case Zstd:
 		return "zstd"
+	case MinLZ:
+		return "minlz"
 	}
 	return "compression(" + strconv.Itoa(int(c)) + ")"
 }
@@ -42,6 +51,7 @@ type config struct {
 	transforms  flags            // applied to the buffers of compressed blocks
 	concurrency int              // goroutines per block for compression, at least 1
 	err         error            // the first option given a value it cannot take
+	minSavings  float64          // see WithMinSavings
 	blockRows   int              // Writer: coalesce batches into blocks of up to this many rows
 	blockSize   int              // Writer: coalesce batches into blocks of up to about this many bytes
 }
@@ -90,6 +100,25 @@ func WithConcurrency(n int) Option {
 	return func(cfg *config) { cfg.concurrency = n }
 }
 
+// WithMinSavings sets how much an Encoder or Writer with compression must
+// expect to save on a piece of a block (a buffer, or a byte plane of
+// transposed values) before it spends compressor time on it: the piece is
+// compressed only when a byte histogram of a sample estimates that it
+// shrinks by at least fraction f of its bytes, and is stored raw otherwise.
+// The default is DefaultMinSavings (1/8). 0 compresses every piece (as
+// whole-block compression did); 1 or more stores every piece raw, which
+// makes the blocks uncompressed; NaN is refused with an error wrapping
+// ErrUnsupported. Decoders need no option.
+func WithMinSavings(f float64) Option {
+	return func(cfg *config) {
+		if f != f {
+			cfg.fail(fmt.Errorf("%w: WithMinSavings(NaN)", ErrUnsupported))
+			return
+		}
+		cfg.minSavings = f
+	}
+}
+
 // WithAllocator makes Decode copy every buffer into memory allocated from
 // mem, so that the decoded batch owns its bytes and the block can be reused
 // at once. Without it, decoded arrays alias the block, which must then stay
@@ -105,7 +134,8 @@ var defaultTransforms = flagLengths | flagTranspose
 // newConfig applies opts to the defaults; it fails if an option was given
 // a value it cannot take.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1}
+	cfg := config{maxBlock: DefaultMaxBlockSize, transforms: defaultTransforms, concurrency: 1,
+		minSavings: DefaultMinSavings}
 	for _, o := range opts {
 		o(&cfg)
 	}

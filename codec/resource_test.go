@@ -216,7 +216,7 @@ func bombBlock(comp Compression, chunks, overrun int) (*arrow.Schema, []byte) {
 	z := compressForTest(comp, append(cloneBytes(body), make([]byte, overrun)...))
 	table := make([]testChunk, chunks)
 	for i := range table {
-		table[i] = testChunk{r: len(body), z: z}
+		table[i] = testChunk{r: len(body), codec: comp, z: z}
 	}
 	h := header{compression: comp, fingerprint: fingerprint(schema), rows: 0, raw: chunks * len(body)}
 	stored := chunkTable(uint64(chunks), table, false)

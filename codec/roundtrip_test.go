@@ -167,7 +167,7 @@ func TestRoundTripRandomSchemas(t *testing.T) {
 func TestRoundTripCompressed(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(5, 5))
-	for _, c := range []Compression{LZ4, Zstd} {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
 		for _, level := range []int{0, 3} {
 			for seed := range 30 {
 				schema := randbatch.RandomSchema(r, 1+seed%5, 2)
@@ -208,7 +208,7 @@ func TestMaxBlockSize(t *testing.T) {
 	b.AppendValues(make([]int64, 10000), nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{b.NewArray()}, 10000)
 	defer rec.Release()
-	for _, c := range []Compression{LZ4, Zstd} {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
 		enc := must(NewEncoder(schema, WithCompression(c)))
 		block := must(enc.Append(nil, rec))
 		dec := must(NewDecoder(schema, WithMaxBlockSize(1000)))
@@ -305,32 +305,27 @@ func TestAppendAppends(t *testing.T) {
 	}
 }
 
-// TestConcurrencyChunks checks that WithConcurrency splits a large body into
-// chunks, one per goroutine, that any Decoder reads them, in parallel or
-// not, and that a small body stays one chunk.
+// TestConcurrencyChunks checks that WithConcurrency splits the long
+// compressed runs of a large body into more sections, one per goroutine,
+// that any Decoder reads them, in parallel or not, and that a small body is
+// cut the same with any concurrency.
 func TestConcurrencyChunks(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	big := randbatch.Lineitem(mem, 8192) // a raw body of about 1.4 MB
 	defer big.Release()
 	small := randbatch.Lineitem(mem, 64)
 	defer small.Release()
-	for _, c := range []Compression{LZ4, Zstd} {
-		for _, n := range []int{1, 2, 3, 16} {
-			for _, rec := range []arrow.RecordBatch{big, small} {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
+		for _, rec := range []arrow.RecordBatch{big, small} {
+			one := must(ReadBlockInfo(roundTrip(t, rec, WithCompression(c))))
+			for _, n := range []int{2, 3, 16} {
 				block := roundTrip(t, rec, WithCompression(c), WithConcurrency(n))
-				h, err := parseHeader(block)
-				if err != nil {
-					t.Fatal(err)
+				info := must(ReadBlockInfo(block))
+				if rec == big && info.Sections <= one.Sections {
+					t.Fatalf("%s, concurrency %d: %d sections, %d with concurrency 1", c, n, info.Sections, one.Sections)
 				}
-				want := chunkCount(h.raw, n)
-				if rec == big && n > 1 && want < 2 {
-					t.Fatalf("%d raw bytes with concurrency %d: %d chunk(s)", h.raw, n, want)
-				}
-				if rec == small && want != 1 {
-					t.Fatalf("%d raw bytes with concurrency %d: %d chunks, want 1", h.raw, n, want)
-				}
-				if got := binary.LittleEndian.Uint64(block[headerSize:]); got != uint64(want) {
-					t.Fatalf("%s, concurrency %d, %d raw bytes: %d chunks, want %d", c, n, h.raw, got, want)
+				if rec == small && info.Sections != one.Sections {
+					t.Fatalf("%s, concurrency %d, small body: %d sections, %d with concurrency 1", c, n, info.Sections, one.Sections)
 				}
 				// Decoders with another concurrency read it too.
 				for _, dn := range []int{1, 4} {
@@ -343,23 +338,23 @@ func TestConcurrencyChunks(t *testing.T) {
 	}
 }
 
-// TestCorruptChunkTable changes every byte of the chunk table of a block
-// compressed in several chunks (the chunk count, each chunk's raw and
-// compressed lengths) and decodes it serially and in parallel: the result
+// TestCorruptChunkTable changes every byte of the section table of a block
+// compressed in several sections (the section count, each section's codec
+// and raw length, its stored length) and decodes it serially and in parallel: the result
 // must be an ErrCorrupt error or a sound batch, never a panic or a race.
 func TestCorruptChunkTable(t *testing.T) {
 	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
 	defer rec.Release()
-	for _, c := range []Compression{LZ4, Zstd} {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
 		block := must(must(NewEncoder(rec.Schema(), WithCompression(c), WithConcurrency(3))).Append(nil, rec))
-		// The table's words: the count, then per chunk its raw length and
-		// its compressed length, which is followed by the chunk's bytes.
+		// The table's words: the count, then per section its codec and raw
+		// length and its stored length, which is followed by its bytes.
 		var words []int
 		pos := headerSize
 		words = append(words, pos)
 		k := int(binary.LittleEndian.Uint64(block[pos:]))
 		if k < 2 {
-			t.Fatalf("%s: %d chunk(s), want several", c, k)
+			t.Fatalf("%s: %d section(s), want several", c, k)
 		}
 		pos += 8
 		for range k {

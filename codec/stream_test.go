@@ -72,7 +72,7 @@ func release(recs []arrow.RecordBatch) {
 func TestStreamRoundTrip(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(21, 21))
-	for _, c := range []Compression{None, LZ4, Zstd} {
+	for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
 		for seed := range 20 {
 			schema := randbatch.RandomSchema(r, 1+seed%5, 3)
 			recs := randomBatches(r, mem, schema, seed%4)

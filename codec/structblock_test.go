@@ -56,7 +56,9 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 	h.put(raw)
 	copy(raw[headerSize:], b.body)
 	stored := b.body
-	if comp != None {
+	if comp != None && len(b.body) > 0 {
+		// An empty raw body has no section to hold it: an encoder writes
+		// it uncompressed.
 		stored, h.raw = b.wrapCompressed(comp, b.body)
 		h.compression, h.flags = comp, xf
 	}
@@ -106,7 +108,7 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 			h.flags = flagLengths
 		} else {
 			b.markBad("unknown compression")
-			h.compression = 3
+			h.compression = MinLZ + 1
 		}
 	}
 	out.block = make([]byte, headerSize+len(stored))
@@ -122,20 +124,27 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 // wrapCompressed returns the stored body of a block whose raw body is raw
 // compressed with comp, and the raw length its header declares. This is
 // the only code that knows the layout of a compressed body (FORMAT.md,
-// "Compressed bodies"): a chunk count, then per chunk its raw length and
-// its compressed bytes as a buffer. Hostile choices: raw lengths that lie,
-// chunks that decompress to more than they declare (bombs), corrupt
-// compressed bytes, wrong counts and lengths, bytes after the chunks.
+// "Compressed bodies"): a section count, then per section a word holding
+// its codec (low byte) and raw length, and its stored bytes as a buffer.
+// Sections are compressed with comp or, by a harmless choice, stored raw.
+// Hostile choices: raw lengths that lie, sections that decompress to more
+// than they declare (bombs), corrupt compressed bytes, wrong counts and
+// lengths, bytes after the sections, a codec no version knows.
 func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int) {
 	k := 1 + b.c.intn(3)
 	step := pad8((len(raw) + k - 1) / k)
 	chunks := make([]testChunk, k)
 	declared := len(raw)
-	h := b.c.hostile(10)
+	h := b.c.hostile(11)
 	victim := b.c.intn(k)
+	// Sections are never empty: fewer of them when raw is short.
+	k = min(k, (len(raw)+step-1)/step)
+	chunks = chunks[:k]
+	victim = min(victim, k-1)
 	for i := range chunks {
 		part := raw[min(len(raw), i*step):min(len(raw), (i+1)*step)]
 		chunks[i].r = len(part)
+		chunks[i].codec = comp
 		if i == victim {
 			switch {
 			case h == 2:
@@ -152,6 +161,13 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 				chunks[i].r += extra
 				declared += extra
 			}
+		}
+		if h != 3 && b.c.intn(4) == 0 {
+			chunks[i].codec, chunks[i].z = None, cloneBytes(part)
+			if len(part) != chunks[i].r {
+				b.markBad("raw section of %d bytes declaring %d", len(part), chunks[i].r)
+			}
+			continue
 		}
 		chunks[i].z = compressForTest(comp, part)
 	}
@@ -186,6 +202,10 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 	if h == 8 {
 		b.markBad("a word after the last chunk")
 	}
+	if h == 10 {
+		b.markBad("a section codec no version knows")
+		chunks[victim].codec = MinLZ + 1
+	}
 	return chunkTable(count, chunks, h == 8), declared
 }
 
@@ -193,20 +213,21 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 // its compressed bytes, and how many bytes more than len(z) its length word
 // says (hostile when not 0).
 type testChunk struct {
-	r   int
-	z   []byte
-	pad int
+	r     int
+	codec Compression
+	z     []byte
+	pad   int
 }
 
-// chunkTable lays out a compressed body: the chunk count, then per chunk
-// its raw length and its compressed bytes as a buffer; trailer adds a word
-// after the last chunk. With wrapCompressed, the only code that knows this
+// chunkTable lays out a compressed body: the section count, then per
+// section a word holding its codec and raw length (r<<8 | codec) and its
+// stored bytes as a buffer; trailer adds a word after the last section. With wrapCompressed, the only code that knows this
 // layout: adapt both when the compression format changes.
 func chunkTable(count uint64, chunks []testChunk, trailer bool) []byte {
 	w := newBlockBuilder(newChoices(nil), 0)
 	w.word(count)
 	for _, ch := range chunks {
-		w.word(uint64(ch.r))
+		w.word(uint64(ch.r)<<8 | uint64(ch.codec))
 		w.word(uint64(len(ch.z) + ch.pad))
 		w.body = append(w.body, ch.z...)
 		w.body = append(w.body, make([]byte, pad8(len(ch.z))-len(ch.z))...)

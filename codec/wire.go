@@ -30,6 +30,12 @@ type writer struct {
 	buf []byte
 	pos int
 	xf  flags // the transforms to apply (flagLengths, flagTranspose)
+	// With marking set, reserve appends to marks where each buffer's bytes
+	// start, relative to the body (after the header), and values where
+	// each byte plane of transposed values starts: where a compressing
+	// encoder may cut the body into sections.
+	marking bool
+	marks   []int
 }
 
 func (w *writer) counting() bool { return w.buf == nil }
@@ -47,6 +53,9 @@ func (w *writer) reserve(n int) []byte {
 	w.word(uint64(n))
 	start := w.pos
 	w.pos += pad8(n)
+	if w.marking && n > 0 {
+		w.marks = append(w.marks, start-headerSize)
+	}
 	if w.counting() {
 		return nil
 	}
@@ -75,6 +84,20 @@ func (w *writer) values(src []byte, width int, transpose bool) {
 	}
 	if dst := w.reserve(len(src)); dst != nil {
 		arrowpack.TransposeBytes(dst, src, width)
+		w.markPlanes(len(src), width)
+	}
+}
+
+// markPlanes notes, with marking set, where the byte planes after the first
+// start in the n-byte buffer of transposed values of width bytes that was
+// reserved last.
+func (w *writer) markPlanes(n, width int) {
+	if !w.marking || n == 0 {
+		return
+	}
+	at, plane := w.marks[len(w.marks)-1], n/width
+	for j := 1; j < width; j++ {
+		w.marks = append(w.marks, at+j*plane)
 	}
 }
 

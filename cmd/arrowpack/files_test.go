@@ -457,7 +457,7 @@ func randRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed))
 
 // TestConvertLevelAndConcurrency: -level and -concurrency reach the
 // writer (a higher zstd level makes a smaller file; -concurrency 2 splits
-// a large block into chunks), and the summary tells time and throughput.
+// a large block into sections), and the summary tells time and throughput.
 func TestConvertLevelAndConcurrency(t *testing.T) {
 	dir := t.TempDir()
 	mem := memory.NewGoAllocator()
@@ -485,8 +485,8 @@ func TestConvertLevelAndConcurrency(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Blocks) != 1 {
 			t.Fatalf("inspect -json: status %d, %s\n%s", code, stderr, stdout)
 		}
-		if b := rep.Blocks[0]; b.Chunks < 2 || b.Compression != "zstd" || b.Rows != 8192 || b.Status != "ok" {
-			t.Errorf("level %s: block %+v, want zstd in 2 chunks or more", level, b)
+		if b := rep.Blocks[0]; b.Sections < 2 || b.Compression != "zstd" || b.Rows != 8192 || b.Status != "ok" {
+			t.Errorf("level %s: block %+v, want zstd in 2 sections or more", level, b)
 		}
 	}
 	if size["19"] >= size["1"] {

@@ -23,7 +23,7 @@ object.
 The blocks are the batches of a stream or IPC file and the row groups of a
 Parquet file (sizes from its footer), each read and checked. For each:
 rows, stored bytes, raw bytes (uncompressed), compression; for arrowpack
-also the number of compressed chunks, whether the buffers were transformed
+also the number of sections (each compressed or stored raw), whether the buffers were transformed
 before compression (offsets as lengths, byte transposition), and the status:
 ok once the block was read (for arrowpack: its checksum matched and it
 decoded to a sound batch), or "stopped" at the block where reading failed. A file that stops at a bad
@@ -70,7 +70,7 @@ type blockReport struct {
 	Stored      int64  `json:"stored_bytes"`
 	Raw         int64  `json:"raw_bytes"`
 	Compression string `json:"compression,omitempty"`
-	Chunks      int    `json:"chunks,omitempty"`
+	Sections    int    `json:"sections,omitempty"`
 	Transformed bool   `json:"transformed,omitempty"`
 	Status      string `json:"status"`
 }
@@ -150,7 +150,7 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 		case formatArrowpack:
 			info := in.apk.BlockInfo()
 			b.Stored, b.Raw = int64(info.Size), int64(info.RawSize)
-			b.Compression, b.Chunks, b.Transformed = info.Compression.String(), info.Chunks, info.Transformed
+			b.Compression, b.Sections, b.Transformed = info.Compression.String(), info.Sections, info.Transformed
 		case formatIPCStream:
 			// The bytes of the messages this batch took (its
 			// dictionaries included).
@@ -216,7 +216,7 @@ func printInspect(w io.Writer, rep *inspectReport) {
 		unit = "row group"
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.ReplaceAll(unit, " ", "_")+"\trows\tstored\traw\tcompression\tchunks\ttransformed\tstatus\t")
+	fmt.Fprintln(tw, strings.ReplaceAll(unit, " ", "_")+"\trows\tstored\traw\tcompression\tsections\ttransformed\tstatus\t")
 	dash := func(n int64) string {
 		if n < 0 {
 			return "-"
@@ -228,14 +228,14 @@ func printInspect(w io.Writer, rep *inspectReport) {
 			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\tstopped\t\n", b.Index)
 			continue
 		}
-		comp, chunks, xf := "-", "-", "-"
+		comp, sections, xf := "-", "-", "-"
 		if b.Compression != "" {
 			comp = b.Compression
 		}
 		if rep.Format == formatArrowpack.String() {
-			chunks, xf = fmt.Sprint(b.Chunks), yesNo(b.Transformed)
+			sections, xf = fmt.Sprint(b.Sections), yesNo(b.Transformed)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Index, b.Rows, dash(b.Stored), dash(b.Raw), comp, chunks, xf, b.Status)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Index, b.Rows, dash(b.Stored), dash(b.Raw), comp, sections, xf, b.Status)
 	}
 	tw.Flush()
 	n := len(rep.Blocks)

@@ -480,7 +480,7 @@ func TestInspect(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
-	for _, w := range []string{"l_orderkey", "block", "rows", "stored", "raw", "compression", "chunks", "transformed", "status",
+	for _, w := range []string{"l_orderkey", "block", "rows", "stored", "raw", "compression", "sections", "transformed", "status",
 		" 300 ", "   1 ", " 399 ", "zstd", " yes ", "ok", "total: 3 blocks, 700 rows"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("inspect output does not mention %q:\n%s", w, out)

@@ -1,0 +1,161 @@
+package codec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+)
+
+// Golden blocks of the frozen format version 1, under testdata/blocks:
+// for each case, <case>-none.apk, <case>-lz4.apk, <case>-zstd.apk and
+// <case>-minlz.apk hold one block each, and <case>.arrows the batch they hold as an Arrow IPC
+// stream (arrow-go's reader, not arrowpack, is the oracle). They were
+// written once (go test ./codec -run TestGoldenBlocks -update) and must
+// decode to the same batch forever: a later change of the layout bumps the
+// format version and keeps reading these.
+
+// goldenBlockCase is one batch the golden blocks hold.
+type goldenBlockCase struct {
+	name  string
+	build func(mem memory.Allocator) arrow.RecordBatch
+	opts  []Option // options of the compressed blocks beside the codec
+}
+
+func goldenBlockCases() []goldenBlockCase {
+	allTypes := func(rows int) func(memory.Allocator) arrow.RecordBatch {
+		return func(mem memory.Allocator) arrow.RecordBatch {
+			schema, _ := goldenBatches()
+			r := rand.New(rand.NewPCG(2026, uint64(rows)))
+			return randbatch.Batch(mem, r, schema, rows, randbatch.Options{NullProb: 0.25, MaxListLen: 3, Slice: true})
+		}
+	}
+	return []goldenBlockCase{
+		// Every type, sliced, with nulls: a few rows, and enough that the
+		// buffers make pieces of their own.
+		{"all-types-7", allTypes(7), nil},
+		{"all-types-120", allTypes(120), nil},
+		// Numbers: sections stored raw beside compressed ones.
+		{"lineitem-1024", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Lineitem(mem, 1024) }, nil},
+		{"wide-1024", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.WideNumeric(mem, 1024, 8) }, nil},
+	}
+}
+
+func TestGoldenBlocks(t *testing.T) {
+	dir := filepath.Join("testdata", "blocks")
+	mem := memory.NewGoAllocator()
+	if *update {
+		writeGoldenBlocks(t, dir, mem)
+	}
+	var sawRaw, sawSplit bool
+	sawCodec := map[Compression]bool{}
+	for _, gc := range goldenBlockCases() {
+		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
+		defer want.Release()
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+			path := filepath.Join(dir, gc.name+"-"+c.String()+".apk")
+			block, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./codec -run TestGoldenBlocks -update writes the golden blocks)", err)
+			}
+			info, err := ReadBlockInfo(block)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			t.Logf("%s: %s", path, info)
+			if info.Compression != c {
+				t.Fatalf("%s: compression %s, want %s", path, info.Compression, c)
+			}
+			sawRaw = sawRaw || info.RawSections > 0 && info.Sections > info.RawSections
+			sawSplit = sawSplit || info.Sections > 2
+			if c != None {
+				sawCodec[c] = true
+			}
+			for _, n := range []int{1, 4} {
+				dec := must(NewDecoder(want.Schema(), WithConcurrency(n)))
+				got, err := dec.Decode(block)
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				checkSame(t, want, got, dec.Schema())
+				got.Release()
+			}
+			if c == None {
+				// The uncompressed layout is fixed: encoding the batch
+				// again gives the same bytes.
+				again := must(must(NewEncoder(want.Schema())).Append(nil, want))
+				if !bytes.Equal(again, block) {
+					t.Fatalf("%s: encoding its batch again gives %d other bytes", path, len(again))
+				}
+			}
+		}
+	}
+	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] {
+		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v", sawRaw, sawSplit, sawCodec)
+	}
+}
+
+// writeGoldenBlocks writes the golden blocks and their IPC batches.
+func writeGoldenBlocks(t *testing.T, dir string, mem memory.Allocator) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, gc := range goldenBlockCases() {
+		rec := gc.build(mem)
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+			opts := []Option{WithCompression(c)}
+			if c != None {
+				opts = append(opts, gc.opts...)
+			}
+			block := must(must(NewEncoder(rec.Schema(), opts...)).Append(nil, rec))
+			if err := os.WriteFile(filepath.Join(dir, gc.name+"-"+c.String()+".apk"), block, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c == None {
+				// The IPC copy is of the decoded batch: every array
+				// unsliced, which arrow-go's IPC writer handles for
+				// every type.
+				got := must(must(NewDecoder(rec.Schema())).Decode(block))
+				var buf bytes.Buffer
+				w := ipc.NewWriter(&buf, ipc.WithSchema(got.Schema()))
+				if err := w.Write(got); err != nil {
+					t.Fatalf("%s: ipc: %v", gc.name, err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				got.Release()
+				if err := os.WriteFile(filepath.Join(dir, gc.name+".arrows"), buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rec.Release()
+	}
+}
+
+// readIPC reads the one batch of an Arrow IPC stream file.
+func readIPC(t *testing.T, path string) arrow.RecordBatch {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./codec -run TestGoldenBlocks -update writes the golden blocks)", err)
+	}
+	r, err := ipc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer r.Release()
+	if !r.Next() {
+		t.Fatalf("%s: no batch (%v)", path, r.Err())
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	return rec
+}
