@@ -488,6 +488,14 @@ func TestConvertLevelAndConcurrency(t *testing.T) {
 		if b := rep.Blocks[0]; b.Sections < 2 || b.Compression != "zstd" || b.Rows != 8192 || b.Status != "ok" {
 			t.Errorf("level %s: block %+v, want zstd in 2 sections or more", level, b)
 		}
+		// lineitem's random comment bytes do not compress: some sections
+		// are stored raw, and inspect says how many and how large.
+		if b := rep.Blocks[0]; b.RawSections == 0 || b.RawSecBytes == 0 {
+			t.Errorf("level %s: block %+v, want sections stored raw", level, b)
+		}
+		if code, stdout, _ = runCmd(t, "inspect", out); code != 0 || !regexp.MustCompile(`\d+ \(\d+ raw, \d+ bytes\)`).MatchString(stdout) {
+			t.Errorf("level %s: inspect shows no sections stored raw:\n%s", level, stdout)
+		}
 	}
 	if size["19"] >= size["1"] {
 		t.Errorf("zstd level 19 makes %d bytes, level 1 %d: -level does not reach the writer", size["19"], size["1"])

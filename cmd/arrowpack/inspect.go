@@ -71,6 +71,8 @@ type blockReport struct {
 	Raw         int64  `json:"raw_bytes"`
 	Compression string `json:"compression,omitempty"`
 	Sections    int    `json:"sections,omitempty"`
+	RawSections int    `json:"raw_sections,omitempty"`      // sections stored uncompressed
+	RawSecBytes int    `json:"raw_section_bytes,omitempty"` // their bytes
 	Transformed bool   `json:"transformed,omitempty"`
 	Status      string `json:"status"`
 }
@@ -151,6 +153,7 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 			info := in.apk.BlockInfo()
 			b.Stored, b.Raw = int64(info.Size), int64(info.RawSize)
 			b.Compression, b.Sections, b.Transformed = info.Compression.String(), info.Sections, info.Transformed
+			b.RawSections, b.RawSecBytes = info.RawSections, info.RawBytes
 		case formatIPCStream:
 			// The bytes of the messages this batch took (its
 			// dictionaries included).
@@ -234,6 +237,9 @@ func printInspect(w io.Writer, rep *inspectReport) {
 		}
 		if rep.Format == formatArrowpack.String() {
 			sections, xf = fmt.Sprint(b.Sections), yesNo(b.Transformed)
+			if b.RawSections > 0 {
+				sections = fmt.Sprintf("%d (%d raw, %d bytes)", b.Sections, b.RawSections, b.RawSecBytes)
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Index, b.Rows, dash(b.Stored), dash(b.Raw), comp, sections, xf, b.Status)
 	}
