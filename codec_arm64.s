@@ -2,38 +2,235 @@
 
 #include "textflag.h"
 
-// NEON kernels; contracts in codec_arm64.go. Every loop handles one 64-byte
-// block (four Q registers) per iteration and the count it returns is always
-// a whole number of blocks, so no load or store goes past it.
+// NEON kernels. Their contracts are those of their amd64 namesakes
+// (codec_amd64.go, generated from asm/); only the block sizes differ, and
+// codec_arm64.go lists them. Every loop handles one 64-byte block (four Q
+// registers) per iteration, except the 16-byte transpositions (16 values,
+// 256 bytes), and the count a routine returns is always a whole number of
+// blocks, so no load or store goes past it.
 //
-// Go's assembler has no CMGT or USHL, so those are WORD-encoded; the
-// comment on each names the exact instruction. Encodings (Q=1):
-//	CMGT Vd.T, Vn.T, Vm.T = 0x4e203400 | size<<22 | m<<16 | n<<5 | d (signed Vn > Vm)
-//	USHL Vd.T, Vn.T, Vm.T = 0x6e204400 | size<<22 | m<<16 | n<<5 | d
-// with size 0 for 16B, 2 for 4S and 3 for 2D.
+// Routines of one shape share their body through the macros below,
+// parameterised on the arrangement (T: B16, H8, S4 or D2), the elements a
+// block holds (N) and, where it matters, the element size in bytes (W) or
+// its encoding (SIZE: 0 for bytes, 1 for halfwords, 2 for words, 3 for
+// doublewords). The macros hold no argument or result access: those stay
+// in the TEXT bodies, where go vet's asmdecl checks them against the Go
+// declarations. Labels (loop, done) inside a macro are local to the TEXT
+// that uses it, and each TEXT uses at most one macro with labels.
+
+// Go's assembler lacks CMGT, CMHI, USHL and UMAXV; these encode them
+// (Q=1), operands in the ARM order, destination first; the encodings were
+// checked against aarch64-linux-gnu-as.
+//	CMGT Vd.T, Vn.T, Vm.T: signed Vn > Vm, lane by lane
+//	CMHI Vd.T, Vn.T, Vm.T: unsigned Vn > Vm, lane by lane
+//	USHL Vd.T, Vn.T, Vm.T: Vn shifted left by Vm (right if negative)
+//	UMAXV Vd, Vn.T: the largest lane of Vn, into lane 0 of Vd
+#define CMGT(SIZE, d, n, m) WORD $(0x4e203400 | (SIZE)<<22 | (m)<<16 | (n)<<5 | (d))
+#define CMHI(SIZE, d, n, m) WORD $(0x6e203400 | (SIZE)<<22 | (m)<<16 | (n)<<5 | (d))
+#define USHL(SIZE, d, n, m) WORD $(0x6e204400 | (SIZE)<<22 | (m)<<16 | (n)<<5 | (d))
+#define UMAXV(SIZE, d, n) WORD $(0x6e30a800 | (SIZE)<<22 | (n)<<5 | (d))
+
+// PAIRS(r) sets r = max(r-1, 0): the number of pairs x[i], x[i+1] among r
+// elements.
+#define PAIRS(r) \
+	SUBS $1, r          \
+	CSEL LT, ZR, r, r
+
+// ANYSET(v) sets R4 to the OR of the two halves of v (and clobbers R3).
+#define ANYSET(v) \
+	VMOV v.D[0], R3 \
+	VMOV v.D[1], R4 \
+	ORR  R3, R4
+
+// ZERO4 clears the accumulators V4-V7.
+#define ZERO4 \
+	VEOR V4.B16, V4.B16, V4.B16 \
+	VEOR V5.B16, V5.B16, V5.B16 \
+	VEOR V6.B16, V6.B16, V6.B16 \
+	VEOR V7.B16, V7.B16, V7.B16
+
+// REBASE(T, N): rebase32Vec and rebase64Vec after the arguments are loaded
+// (R0 = dst, R1 = src, R2 = n, R3 = base): subtracts base, in every lane of
+// V4, from each block.
+#define REBASE(T, N) \
+	CBZ  R2, done                               \
+	VDUP R3, V4.T                               \
+loop:                                               \
+	VLD1.P 64(R1), [V0.T, V1.T, V2.T, V3.T]     \
+	VSUB   V4.T, V0.T, V0.T                     \
+	VSUB   V4.T, V1.T, V1.T                     \
+	VSUB   V4.T, V2.T, V2.T                     \
+	VSUB   V4.T, V3.T, V3.T                     \
+	VST1.P [V0.T, V1.T, V2.T, V3.T], 64(R0)     \
+	SUBS   $N, R2                               \
+	BNE    loop                                 \
+done:
+
+// NONDECREASING(T, N, W, SIZE): nondecreasing32Vec and nondecreasing64Vec
+// after the arguments are loaded (R0 = x, R2 = n). Compares the block at
+// x[i:] with the one at x[i+1:], lane by lane, and ORs the x[i] > x[i+1]
+// masks into V8; checked once at the end (valid offsets, the common case,
+// are scanned to the end anyway): R5 = 1 if no lane was set, else 0.
+#define NONDECREASING(T, N, W, SIZE) \
+	ADD  $W, R0, R1                                  /* R1 = &x[1] */ \
+	VEOR V8.B16, V8.B16, V8.B16                      \
+	CBZ  R2, done                                    \
+loop:                                                    \
+	VLD1.P 64(R0), [V0.T, V1.T, V2.T, V3.T]          /* x[i:i+N] */ \
+	VLD1.P 64(R1), [V4.T, V5.T, V6.T, V7.T]          /* x[i+1:i+N+1] */ \
+	CMGT(SIZE, 0, 0, 4)                              \
+	CMGT(SIZE, 1, 1, 5)                              \
+	CMGT(SIZE, 2, 2, 6)                              \
+	CMGT(SIZE, 3, 3, 7)                              \
+	VORR   V1.B16, V0.B16, V0.B16                    \
+	VORR   V3.B16, V2.B16, V2.B16                    \
+	VORR   V2.B16, V0.B16, V0.B16                    \
+	VORR   V0.B16, V8.B16, V8.B16                    \
+	SUBS   $N, R2                                    \
+	BNE    loop                                      \
+done:                                                    \
+	ANYSET(V8)                                       \
+	CMP  $0, R4                                      \
+	CSET EQ, R5
+
+// PLANES4(p), PLANES8(p), PLANES16(p) set the pointers to planes 1-3, 1-7
+// and 1-15 of the transpositions from p, the pointer to plane 0, with the
+// length of a plane in R3: R5-R7, then R8-R15, then R19-R22. R16 and R17
+// (which a linker veneer may clobber), R18 (the platform register) and
+// R26-R30 stay untouched.
+#define PLANES4(p) \
+	ADD R3, p, R5   \
+	ADD R3, R5, R6  \
+	ADD R3, R6, R7
+
+#define PLANES8(p) \
+	PLANES4(p)      \
+	ADD R3, R7, R8  \
+	ADD R3, R8, R9  \
+	ADD R3, R9, R10 \
+	ADD R3, R10, R11
+
+#define PLANES16(p) \
+	PLANES8(p)        \
+	ADD R3, R11, R12  \
+	ADD R3, R12, R13  \
+	ADD R3, R13, R14  \
+	ADD R3, R14, R15  \
+	ADD R3, R15, R19  \
+	ADD R3, R19, R20  \
+	ADD R3, R20, R21  \
+	ADD R3, R21, R22
+
+// DELTAS(T, N, W): deltas32Vec and deltas64Vec after the arguments are
+// loaded (R0 = dst, R1 = x, R2 = n). The block at x[i:] is subtracted from
+// the one at x[i+1:]; both are loaded before the block of dst is stored,
+// so dst may start where x starts.
+#define DELTAS(T, N, W) \
+	CBZ  R2, done                                         \
+	ADD  $W, R1, R4                                       /* R4 = &x[1] */ \
+loop:                                                         \
+	VLD1.P 64(R1), [V0.T, V1.T, V2.T, V3.T]               /* x[i:] */ \
+	VLD1.P 64(R4), [V4.T, V5.T, V6.T, V7.T]               /* x[i+1:] */ \
+	VSUB   V0.T, V4.T, V0.T                               \
+	VSUB   V1.T, V5.T, V1.T                               \
+	VSUB   V2.T, V6.T, V2.T                               \
+	VSUB   V3.T, V7.T, V3.T                               \
+	VST1.P [V0.T, V1.T, V2.T, V3.T], 64(R0)               \
+	SUBS   $N, R2                                         \
+	BNE    loop                                           \
+done:
+
+// SCAN_S4(v, t) and SCAN_D2(v, t) turn the lanes of v into their running
+// sums: v plus v shifted up by one lane, then (S4) plus that shifted up by
+// two lanes; the shifts are EXT with the zero register V30, t is scratch.
+#define SCAN_S4(v, t) \
+	VEXT $12, v.B16, V30.B16, t.B16 \
+	VADD t.S4, v.S4, v.S4           \
+	VEXT $8, v.B16, V30.B16, t.B16  \
+	VADD t.S4, v.S4, v.S4
+
+#define SCAN_D2(v, t) \
+	VEXT $8, v.B16, V30.B16, t.B16 \
+	VADD t.D2, v.D2, v.D2
+
+// PREFIXSUM(T, N, SCAN, L, LAST): prefixSum32Vec and prefixSum64Vec after
+// the arguments are loaded (R0 = dst, R1 = x, R2 = n, R3 = carry); lane
+// LAST of arrangement L is the last lane of a register.
+//
+// Each register's running sums come from SCAN. The carry V31, the total of
+// everything before, in every lane, grows by each register's total (DUP of
+// its last running sum), which does not depend on the carry: the
+// loop-carried chain is one addition per register. It starts as the carry
+// argument. The inputs and outputs are ORed into V29, whose sign bits the
+// caller tests in R4 at the end.
+#define PREFIXSUM(T, N, SCAN, L, LAST) \
+	VEOR V29.B16, V29.B16, V29.B16              \
+	VEOR V30.B16, V30.B16, V30.B16              \
+	VDUP R3, V31.T                              \
+	CBZ  R2, done                               \
+loop:                                               \
+	VLD1.P 64(R1), [V0.T, V1.T, V2.T, V3.T]     \
+	VORR   V0.B16, V1.B16, V16.B16              \
+	VORR   V2.B16, V3.B16, V17.B16              \
+	SCAN(V0, V4)                                \
+	SCAN(V1, V5)                                \
+	SCAN(V2, V6)                                \
+	SCAN(V3, V7)                                \
+	VDUP   V0.L[LAST], V8.T                     \
+	VDUP   V1.L[LAST], V9.T                     \
+	VDUP   V2.L[LAST], V10.T                    \
+	VDUP   V3.L[LAST], V11.T                    \
+	VADD   V31.T, V0.T, V0.T                    \
+	VADD   V8.T, V31.T, V31.T                   \
+	VADD   V31.T, V1.T, V1.T                    \
+	VADD   V9.T, V31.T, V31.T                   \
+	VADD   V31.T, V2.T, V2.T                    \
+	VADD   V10.T, V31.T, V31.T                  \
+	VADD   V31.T, V3.T, V3.T                    \
+	VADD   V11.T, V31.T, V31.T                  \
+	VORR   V0.B16, V16.B16, V16.B16             \
+	VORR   V1.B16, V17.B16, V17.B16             \
+	VORR   V2.B16, V16.B16, V16.B16             \
+	VORR   V3.B16, V17.B16, V17.B16             \
+	VORR   V16.B16, V17.B16, V16.B16            \
+	VORR   V16.B16, V29.B16, V29.B16            \
+	VST1.P [V0.T, V1.T, V2.T, V3.T], 64(R0)     \
+	SUBS   $N, R2                               \
+	BNE    loop                                 \
+done:                                               \
+	ANYSET(V29)
+
+// UMAX4(T, N, SIZE): max8Vec, max16Vec and max32Vec after the arguments
+// are loaded (R0 = x, R1 = n). Four accumulators V4-V7, one per register
+// of a block, folded together with UMAX and across lanes with UMAXV into
+// lane 0 of V0 at the end.
+#define UMAX4(T, N, SIZE) \
+	ZERO4                                       \
+	CBZ  R1, done                               \
+loop:                                               \
+	VLD1.P 64(R0), [V0.T, V1.T, V2.T, V3.T]     \
+	VUMAX  V0.T, V4.T, V4.T                     \
+	VUMAX  V1.T, V5.T, V5.T                     \
+	VUMAX  V2.T, V6.T, V6.T                     \
+	VUMAX  V3.T, V7.T, V7.T                     \
+	SUBS   $N, R1                               \
+	BNE    loop                                 \
+done:                                               \
+	VUMAX V5.T, V4.T, V4.T                      \
+	VUMAX V7.T, V6.T, V6.T                      \
+	VUMAX V6.T, V4.T, V4.T                      \
+	UMAXV(SIZE, 0, 4)
+
+// The offsets kernels.
 
 // func rebase32Vec(dst, src []int32, base int32) int
 TEXT ·rebase32Vec(SB), NOSPLIT, $0-64
 	MOVD dst_base+0(FP), R0
 	LDP  src_base+24(FP), (R1, R2)
 	MOVW base+48(FP), R3
-
-	AND  $~15, R2   // n: whole blocks of 16 elements
+	AND  $~15, R2         // n: whole blocks of 16 elements
 	MOVD R2, ret+56(FP)
-	CBZ  R2, done
-	VDUP R3, V4.S4
-
-loop:
-	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VSUB   V4.S4, V0.S4, V0.S4
-	VSUB   V4.S4, V1.S4, V1.S4
-	VSUB   V4.S4, V2.S4, V2.S4
-	VSUB   V4.S4, V3.S4, V3.S4
-	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
-	SUBS   $16, R2
-	BNE    loop
-
-done:
+	REBASE(S4, 16)
 	RET
 
 // func rebase64Vec(dst, src []int64, base int64) int
@@ -41,100 +238,32 @@ TEXT ·rebase64Vec(SB), NOSPLIT, $0-64
 	MOVD dst_base+0(FP), R0
 	LDP  src_base+24(FP), (R1, R2)
 	MOVD base+48(FP), R3
-
-	AND  $~7, R2    // n: whole blocks of 8 elements
+	AND  $~7, R2          // n: whole blocks of 8 elements
 	MOVD R2, ret+56(FP)
-	CBZ  R2, done
-	VDUP R3, V4.D2
-
-loop:
-	VLD1.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2]
-	VSUB   V4.D2, V0.D2, V0.D2
-	VSUB   V4.D2, V1.D2, V1.D2
-	VSUB   V4.D2, V2.D2, V2.D2
-	VSUB   V4.D2, V3.D2, V3.D2
-	VST1.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
-	SUBS   $8, R2
-	BNE    loop
-
-done:
+	REBASE(D2, 8)
 	RET
 
 // func nondecreasing32Vec(x []int32) (n int, ok bool)
-//
-// Compares the block at x[i:] with the one at x[i+1:], lane by lane, and ORs
-// the x[i] > x[i+1] masks into V8; checked once at the end (valid offsets,
-// the common case, are scanned to the end anyway).
 TEXT ·nondecreasing32Vec(SB), NOSPLIT, $0-33
-	LDP x_base+0(FP), (R0, R2)
-
-	SUBS $1, R2           // pairs x[i], x[i+1] with i < len(x)-1
-	CSEL LT, ZR, R2, R2   // len(x) == 0: none
+	LDP  x_base+0(FP), (R0, R2)
+	PAIRS(R2)             // pairs x[i], x[i+1] with i < len(x)-1
 	AND  $~15, R2         // n: whole blocks of 16 pairs
 	MOVD R2, n+24(FP)
-	ADD  $4, R0, R1       // R1 = &x[1]
-	VEOR V8.B16, V8.B16, V8.B16
-	CBZ  R2, done
-
-loop:
-	VLD1.P 64(R0), [V0.S4, V1.S4, V2.S4, V3.S4] // x[i:i+16]
-	VLD1.P 64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i+1:i+17]
-	WORD   $0x4ea43400                          // cmgt v0.4s, v0.4s, v4.4s
-	WORD   $0x4ea53421                          // cmgt v1.4s, v1.4s, v5.4s
-	WORD   $0x4ea63442                          // cmgt v2.4s, v2.4s, v6.4s
-	WORD   $0x4ea73463                          // cmgt v3.4s, v3.4s, v7.4s
-	VORR   V1.B16, V0.B16, V0.B16
-	VORR   V3.B16, V2.B16, V2.B16
-	VORR   V2.B16, V0.B16, V0.B16
-	VORR   V0.B16, V8.B16, V8.B16
-	SUBS   $16, R2
-	BNE    loop
-
-done:
-	VMOV V8.D[0], R3
-	VMOV V8.D[1], R4
-	ORR  R3, R4
-	CMP  $0, R4
-	CSET EQ, R5
+	NONDECREASING(S4, 16, 4, 2)
 	MOVB R5, ok+32(FP)
 	RET
 
 // func nondecreasing64Vec(x []int64) (n int, ok bool)
-//
-// As nondecreasing32Vec, with blocks of 8 pairs.
 TEXT ·nondecreasing64Vec(SB), NOSPLIT, $0-33
-	LDP x_base+0(FP), (R0, R2)
-
-	SUBS $1, R2           // pairs x[i], x[i+1] with i < len(x)-1
-	CSEL LT, ZR, R2, R2   // len(x) == 0: none
+	LDP  x_base+0(FP), (R0, R2)
+	PAIRS(R2)             // pairs x[i], x[i+1] with i < len(x)-1
 	AND  $~7, R2          // n: whole blocks of 8 pairs
 	MOVD R2, n+24(FP)
-	ADD  $8, R0, R1       // R1 = &x[1]
-	VEOR V8.B16, V8.B16, V8.B16
-	CBZ  R2, done
-
-loop:
-	VLD1.P 64(R0), [V0.D2, V1.D2, V2.D2, V3.D2] // x[i:i+8]
-	VLD1.P 64(R1), [V4.D2, V5.D2, V6.D2, V7.D2] // x[i+1:i+9]
-	WORD   $0x4ee43400                          // cmgt v0.2d, v0.2d, v4.2d
-	WORD   $0x4ee53421                          // cmgt v1.2d, v1.2d, v5.2d
-	WORD   $0x4ee63442                          // cmgt v2.2d, v2.2d, v6.2d
-	WORD   $0x4ee73463                          // cmgt v3.2d, v3.2d, v7.2d
-	VORR   V1.B16, V0.B16, V0.B16
-	VORR   V3.B16, V2.B16, V2.B16
-	VORR   V2.B16, V0.B16, V0.B16
-	VORR   V0.B16, V8.B16, V8.B16
-	SUBS   $8, R2
-	BNE    loop
-
-done:
-	VMOV V8.D[0], R3
-	VMOV V8.D[1], R4
-	ORR  R3, R4
-	CMP  $0, R4
-	CSET EQ, R5
+	NONDECREASING(D2, 8, 8, 3)
 	MOVB R5, ok+32(FP)
 	RET
+
+// The bitmap kernels.
 
 // func shiftBitsVec(dst, src []byte, k uint) int
 //
@@ -146,8 +275,7 @@ TEXT ·shiftBitsVec(SB), NOSPLIT, $0-64
 	LDP  src_base+24(FP), (R1, R3)
 	MOVD k+48(FP), R4
 
-	SUBS $1, R3           // src[j+1] must exist: j < len(src)-1
-	CSEL LT, ZR, R3, R3
+	PAIRS(R3)             // src[j+1] must exist: j < len(src)-1
 	CMP  R3, R2
 	CSEL GT, R3, R2, R2   // min(len(dst), len(src)-1)
 	AND  $~63, R2         // n: whole blocks of 64 bytes
@@ -164,14 +292,14 @@ TEXT ·shiftBitsVec(SB), NOSPLIT, $0-64
 loop:
 	VLD1.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16] // src[j:j+64]
 	VLD1.P 64(R7), [V4.B16, V5.B16, V6.B16, V7.B16] // src[j+1:j+65]
-	WORD   $0x6e304400                              // ushl v0.16b, v0.16b, v16.16b
-	WORD   $0x6e304421                              // ushl v1.16b, v1.16b, v16.16b
-	WORD   $0x6e304442                              // ushl v2.16b, v2.16b, v16.16b
-	WORD   $0x6e304463                              // ushl v3.16b, v3.16b, v16.16b
-	WORD   $0x6e314484                              // ushl v4.16b, v4.16b, v17.16b
-	WORD   $0x6e3144a5                              // ushl v5.16b, v5.16b, v17.16b
-	WORD   $0x6e3144c6                              // ushl v6.16b, v6.16b, v17.16b
-	WORD   $0x6e3144e7                              // ushl v7.16b, v7.16b, v17.16b
+	USHL(0, 0, 0, 16)
+	USHL(0, 1, 1, 16)
+	USHL(0, 2, 2, 16)
+	USHL(0, 3, 3, 16)
+	USHL(0, 4, 4, 17)
+	USHL(0, 5, 5, 17)
+	USHL(0, 6, 6, 17)
+	USHL(0, 7, 7, 17)
 	VORR   V4.B16, V0.B16, V0.B16
 	VORR   V5.B16, V1.B16, V1.B16
 	VORR   V6.B16, V2.B16, V2.B16
@@ -215,7 +343,7 @@ done:
 	MOVD R2, ones+24(FP)
 	RET
 
-// The transform kernels; contracts in codec_arm64.go.
+// The transform kernels.
 //
 // The byte transpositions use the de-interleaving loads and interleaving
 // stores: LD2/ST2 and LD4/ST4 split (join) 2 and 4 byte planes in one
@@ -224,10 +352,8 @@ done:
 // register pair. Every plane has a pointer of its own, moved on by post-
 // indexed stores (loads); pairs of Q registers that are not consecutive,
 // as LD1/ST1 lists must be, go through FLDPQ/FSTPQ (LDP/STP of Q
-// registers), named by their F registers. The 16 plane pointers of the
-// 16-byte routines are R0 or R1, R5-R15 and R19-R22: R16 and R17 (which a
-// linker veneer may clobber), R18 (the platform register) and R26-R30 stay
-// untouched. Every instruction here exists in Go's assembler; none is
+// registers), named by their F registers. The plane pointers are set by
+// PLANES4/8/16. Every instruction here exists in Go's assembler; none is
 // WORD-encoded.
 
 // func transpose2Vec(dst, src []byte) int
@@ -267,9 +393,7 @@ TEXT ·transpose4Vec(SB), NOSPLIT, $0-56
 	AND  $~31, R3, R4     // m: whole blocks of 32 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R0, R5       // planes 1, 2, 3
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
+	PLANES4(R0)
 
 loop:
 	VLD4.P  64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
@@ -299,13 +423,7 @@ TEXT ·transpose8Vec(SB), NOSPLIT, $0-56
 	AND  $~31, R3, R4     // m: whole blocks of 32 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R0, R5
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
-	ADD  R3, R7, R8
-	ADD  R3, R8, R9
-	ADD  R3, R9, R10
-	ADD  R3, R10, R11
+	PLANES8(R0)
 
 loop:
 	VLD4.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]     // values 0-7
@@ -359,21 +477,7 @@ TEXT ·transpose16Vec(SB), NOSPLIT, $0-56
 	AND  $~15, R3, R4     // m: whole blocks of 16 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R0, R5
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
-	ADD  R3, R7, R8
-	ADD  R3, R8, R9
-	ADD  R3, R9, R10
-	ADD  R3, R10, R11
-	ADD  R3, R11, R12
-	ADD  R3, R12, R13
-	ADD  R3, R13, R14
-	ADD  R3, R14, R15
-	ADD  R3, R15, R19
-	ADD  R3, R19, R20
-	ADD  R3, R20, R21
-	ADD  R3, R21, R22
+	PLANES16(R0)
 
 loop:
 	VLD4.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
@@ -471,9 +575,7 @@ TEXT ·untranspose4Vec(SB), NOSPLIT, $0-56
 	AND  $~31, R3, R4     // m: whole blocks of 32 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R1, R5       // planes 1, 2, 3
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
+	PLANES4(R1)
 
 loop:
 	FLDPQ.P 32(R1), (F0, F4)
@@ -502,13 +604,7 @@ TEXT ·untranspose8Vec(SB), NOSPLIT, $0-56
 	AND  $~31, R3, R4     // m: whole blocks of 32 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R1, R5
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
-	ADD  R3, R7, R8
-	ADD  R3, R8, R9
-	ADD  R3, R9, R10
-	ADD  R3, R10, R11
+	PLANES8(R1)
 
 loop:
 	FLDPQ.P 32(R1), (F0, F8)
@@ -560,21 +656,7 @@ TEXT ·untranspose16Vec(SB), NOSPLIT, $0-56
 	AND  $~15, R3, R4     // m: whole blocks of 16 values
 	MOVD R4, ret+48(FP)
 	CBZ  R4, done
-	ADD  R3, R1, R5
-	ADD  R3, R5, R6
-	ADD  R3, R6, R7
-	ADD  R3, R7, R8
-	ADD  R3, R8, R9
-	ADD  R3, R9, R10
-	ADD  R3, R10, R11
-	ADD  R3, R11, R12
-	ADD  R3, R12, R13
-	ADD  R3, R13, R14
-	ADD  R3, R14, R15
-	ADD  R3, R15, R19
-	ADD  R3, R19, R20
-	ADD  R3, R20, R21
-	ADD  R3, R21, R22
+	PLANES16(R1)
 
 loop:
 	VLD1.P 16(R1), [V0.B16]
@@ -636,208 +718,58 @@ done:
 	RET
 
 // func deltas32Vec(dst, x []int32) int
-//
-// The block at x[i:] is subtracted from the one at x[i+1:]; both are loaded
-// before the block of dst is stored, so dst may start where x starts.
 TEXT ·deltas32Vec(SB), NOSPLIT, $0-56
 	MOVD dst_base+0(FP), R0
 	MOVD dst_len+8(FP), R2
 	LDP  x_base+24(FP), (R1, R3)
-
-	SUBS $1, R3           // len(x)-1, at least 0
-	CSEL LT, ZR, R3, R3
+	PAIRS(R3)             // len(x)-1, at least 0
 	CMP  R3, R2
 	CSEL GT, R3, R2, R2   // min(len(dst), len(x)-1)
-	AND  $~15, R2        // n: whole blocks of 16 elements
+	AND  $~15, R2         // n: whole blocks of 16 elements
 	MOVD R2, ret+48(FP)
-	CBZ  R2, done
-	ADD  $4, R1, R4       // R4 = &x[1]
-
-loop:
-	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4] // x[i:]
-	VLD1.P 64(R4), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i+1:]
-	VSUB   V0.S4, V4.S4, V0.S4
-	VSUB   V1.S4, V5.S4, V1.S4
-	VSUB   V2.S4, V6.S4, V2.S4
-	VSUB   V3.S4, V7.S4, V3.S4
-	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
-	SUBS   $16, R2
-	BNE    loop
-
-done:
+	DELTAS(S4, 16, 4)
 	RET
 
 // func deltas64Vec(dst, x []int64) int
-//
-// The block at x[i:] is subtracted from the one at x[i+1:]; both are loaded
-// before the block of dst is stored, so dst may start where x starts.
 TEXT ·deltas64Vec(SB), NOSPLIT, $0-56
 	MOVD dst_base+0(FP), R0
 	MOVD dst_len+8(FP), R2
 	LDP  x_base+24(FP), (R1, R3)
-
-	SUBS $1, R3           // len(x)-1, at least 0
-	CSEL LT, ZR, R3, R3
+	PAIRS(R3)             // len(x)-1, at least 0
 	CMP  R3, R2
 	CSEL GT, R3, R2, R2   // min(len(dst), len(x)-1)
-	AND  $~7, R2        // n: whole blocks of 8 elements
+	AND  $~7, R2          // n: whole blocks of 8 elements
 	MOVD R2, ret+48(FP)
-	CBZ  R2, done
-	ADD  $8, R1, R4       // R4 = &x[1]
-
-loop:
-	VLD1.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2] // x[i:]
-	VLD1.P 64(R4), [V4.D2, V5.D2, V6.D2, V7.D2] // x[i+1:]
-	VSUB   V0.D2, V4.D2, V0.D2
-	VSUB   V1.D2, V5.D2, V1.D2
-	VSUB   V2.D2, V6.D2, V2.D2
-	VSUB   V3.D2, V7.D2, V3.D2
-	VST1.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
-	SUBS   $8, R2
-	BNE    loop
-
-done:
+	DELTAS(D2, 8, 8)
 	RET
 
 // func prefixSum32Vec(dst, x []int32, carry int32) (n int, nonneg bool)
-//
-// 16 elements (four registers) a block. Each register's running sums come
-// from adding it shifted up by one element and then by two (EXT with a
-// zero register, V30). The carry V31, the total of everything before, in
-// every element, grows by each register's total (DUP of its last running
-// sum), which does not depend on the carry: the loop-carried chain is one
-// addition per register. It starts as the carry argument. The sign bits of every input and output are ORed
-// into V29 and tested at the end.
 TEXT ·prefixSum32Vec(SB), NOSPLIT, $0-65
 	MOVD dst_base+0(FP), R0
 	LDP  x_base+24(FP), (R1, R2)
 	MOVW carry+48(FP), R3
-
 	AND  $~15, R2         // n: whole blocks of 16 elements
 	MOVD R2, n+56(FP)
-	VEOR V29.B16, V29.B16, V29.B16
-	VEOR V30.B16, V30.B16, V30.B16
-	VDUP R3, V31.S4
-	CBZ  R2, done
-
-loop:
-	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VORR   V0.B16, V1.B16, V16.B16
-	VORR   V2.B16, V3.B16, V17.B16
-	VEXT   $12, V0.B16, V30.B16, V4.B16
-	VADD   V4.S4, V0.S4, V0.S4
-	VEXT   $8, V0.B16, V30.B16, V4.B16
-	VADD   V4.S4, V0.S4, V0.S4
-	VEXT   $12, V1.B16, V30.B16, V5.B16
-	VADD   V5.S4, V1.S4, V1.S4
-	VEXT   $8, V1.B16, V30.B16, V5.B16
-	VADD   V5.S4, V1.S4, V1.S4
-	VEXT   $12, V2.B16, V30.B16, V6.B16
-	VADD   V6.S4, V2.S4, V2.S4
-	VEXT   $8, V2.B16, V30.B16, V6.B16
-	VADD   V6.S4, V2.S4, V2.S4
-	VEXT   $12, V3.B16, V30.B16, V7.B16
-	VADD   V7.S4, V3.S4, V3.S4
-	VEXT   $8, V3.B16, V30.B16, V7.B16
-	VADD   V7.S4, V3.S4, V3.S4
-	VDUP   V0.S[3], V8.S4
-	VDUP   V1.S[3], V9.S4
-	VDUP   V2.S[3], V10.S4
-	VDUP   V3.S[3], V11.S4
-	VADD   V31.S4, V0.S4, V0.S4
-	VADD   V8.S4, V31.S4, V31.S4
-	VADD   V31.S4, V1.S4, V1.S4
-	VADD   V9.S4, V31.S4, V31.S4
-	VADD   V31.S4, V2.S4, V2.S4
-	VADD   V10.S4, V31.S4, V31.S4
-	VADD   V31.S4, V3.S4, V3.S4
-	VADD   V11.S4, V31.S4, V31.S4
-	VORR   V0.B16, V16.B16, V16.B16
-	VORR   V1.B16, V17.B16, V17.B16
-	VORR   V2.B16, V16.B16, V16.B16
-	VORR   V3.B16, V17.B16, V17.B16
-	VORR   V16.B16, V17.B16, V16.B16
-	VORR   V16.B16, V29.B16, V29.B16
-	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
-	SUBS   $16, R2
-	BNE    loop
-
-done:
-	VMOV V29.D[0], R3
-	VMOV V29.D[1], R4
-	ORR  R3, R4
+	PREFIXSUM(S4, 16, SCAN_S4, S, 3)
 	TST  $0x8000000080000000, R4 // the sign bits of both 32-bit halves
 	CSET EQ, R5
 	MOVB R5, nonneg+64(FP)
 	RET
 
 // func prefixSum64Vec(dst, x []int64, carry int64) (n int, nonneg bool)
-//
-// As prefixSum32Vec, with 8 elements (four registers of two) a block and
-// one shift of one element.
 TEXT ·prefixSum64Vec(SB), NOSPLIT, $0-65
 	MOVD dst_base+0(FP), R0
 	LDP  x_base+24(FP), (R1, R2)
 	MOVD carry+48(FP), R3
-
 	AND  $~7, R2          // n: whole blocks of 8 elements
 	MOVD R2, n+56(FP)
-	VEOR V29.B16, V29.B16, V29.B16
-	VEOR V30.B16, V30.B16, V30.B16
-	VDUP R3, V31.D2
-	CBZ  R2, done
-
-loop:
-	VLD1.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2]
-	VORR   V0.B16, V1.B16, V16.B16
-	VORR   V2.B16, V3.B16, V17.B16
-	VEXT   $8, V0.B16, V30.B16, V4.B16
-	VADD   V4.D2, V0.D2, V0.D2
-	VEXT   $8, V1.B16, V30.B16, V5.B16
-	VADD   V5.D2, V1.D2, V1.D2
-	VEXT   $8, V2.B16, V30.B16, V6.B16
-	VADD   V6.D2, V2.D2, V2.D2
-	VEXT   $8, V3.B16, V30.B16, V7.B16
-	VADD   V7.D2, V3.D2, V3.D2
-	VDUP   V0.D[1], V8.D2
-	VDUP   V1.D[1], V9.D2
-	VDUP   V2.D[1], V10.D2
-	VDUP   V3.D[1], V11.D2
-	VADD   V31.D2, V0.D2, V0.D2
-	VADD   V8.D2, V31.D2, V31.D2
-	VADD   V31.D2, V1.D2, V1.D2
-	VADD   V9.D2, V31.D2, V31.D2
-	VADD   V31.D2, V2.D2, V2.D2
-	VADD   V10.D2, V31.D2, V31.D2
-	VADD   V31.D2, V3.D2, V3.D2
-	VADD   V11.D2, V31.D2, V31.D2
-	VORR   V0.B16, V16.B16, V16.B16
-	VORR   V1.B16, V17.B16, V17.B16
-	VORR   V2.B16, V16.B16, V16.B16
-	VORR   V3.B16, V17.B16, V17.B16
-	VORR   V16.B16, V17.B16, V16.B16
-	VORR   V16.B16, V29.B16, V29.B16
-	VST1.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
-	SUBS   $8, R2
-	BNE    loop
-
-done:
-	VMOV V29.D[0], R3
-	VMOV V29.D[1], R4
-	ORR  R3, R4
+	PREFIXSUM(D2, 8, SCAN_D2, D, 1)
 	TST  $0x8000000000000000, R4
 	CSET EQ, R5
 	MOVB R5, nonneg+64(FP)
 	RET
 
-// The scans; contracts in codec_arm64.go. One 64-byte block (four Q
-// registers) per iteration, as above.
-//
-// Go's assembler has no UMAXV or CMHI, so those are WORD-encoded; the
-// comment on each names the exact instruction (checked against
-// aarch64-linux-gnu-as). Encodings:
-//	UMAXV Vd, Vn.T        = 0x6e30a800 | size<<22 | n<<5 | d (size 0 for 16B, 1 for 8H, 2 for 4S)
-//	CMHI Vd.2D, Vn.2D, Vm.2D = 0x6ee03400 | m<<16 | n<<5 | d (unsigned Vn > Vm)
+// The scans.
 
 // func asciiVec(b []byte) (n int, ok bool)
 //
@@ -875,100 +807,33 @@ no:
 	RET
 
 // func max8Vec(x []uint8) (m uint8, n int)
-//
-// Four accumulators V4-V7, one per register of a block, folded together
-// with UMAX and across lanes with UMAXV at the end.
 TEXT ·max8Vec(SB), NOSPLIT, $0-40
-	LDP x_base+0(FP), (R0, R1)
-
+	LDP  x_base+0(FP), (R0, R1)
 	AND  $~63, R1         // n: whole blocks of 64 elements
 	MOVD R1, n+32(FP)
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
-	CBZ  R1, done
-
-loop:
-	VLD1.P 64(R0), [V0.B16, V1.B16, V2.B16, V3.B16]
-	VUMAX  V0.B16, V4.B16, V4.B16
-	VUMAX  V1.B16, V5.B16, V5.B16
-	VUMAX  V2.B16, V6.B16, V6.B16
-	VUMAX  V3.B16, V7.B16, V7.B16
-	SUBS   $64, R1
-	BNE    loop
-
-done:
-	VUMAX V5.B16, V4.B16, V4.B16
-	VUMAX V7.B16, V6.B16, V6.B16
-	VUMAX V6.B16, V4.B16, V4.B16
-	WORD  $0x6e30a880               // umaxv b0, v4.16b
-	VMOV  V0.B[0], R3
-	MOVB  R3, m+24(FP)
+	UMAX4(B16, 64, 0)
+	VMOV V0.B[0], R3
+	MOVB R3, m+24(FP)
 	RET
 
 // func max16Vec(x []uint16) (m uint16, n int)
-//
-// As max8Vec, with blocks of 32 elements.
 TEXT ·max16Vec(SB), NOSPLIT, $0-40
-	LDP x_base+0(FP), (R0, R1)
-
+	LDP  x_base+0(FP), (R0, R1)
 	AND  $~31, R1         // n: whole blocks of 32 elements
 	MOVD R1, n+32(FP)
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
-	CBZ  R1, done
-
-loop:
-	VLD1.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
-	VUMAX  V0.H8, V4.H8, V4.H8
-	VUMAX  V1.H8, V5.H8, V5.H8
-	VUMAX  V2.H8, V6.H8, V6.H8
-	VUMAX  V3.H8, V7.H8, V7.H8
-	SUBS   $32, R1
-	BNE    loop
-
-done:
-	VUMAX V5.H8, V4.H8, V4.H8
-	VUMAX V7.H8, V6.H8, V6.H8
-	VUMAX V6.H8, V4.H8, V4.H8
-	WORD  $0x6e70a880               // umaxv h0, v4.8h
-	VMOV  V0.H[0], R3
-	MOVH  R3, m+24(FP)
+	UMAX4(H8, 32, 1)
+	VMOV V0.H[0], R3
+	MOVH R3, m+24(FP)
 	RET
 
 // func max32Vec(x []uint32) (m uint32, n int)
-//
-// As max8Vec, with blocks of 16 elements.
 TEXT ·max32Vec(SB), NOSPLIT, $0-40
-	LDP x_base+0(FP), (R0, R1)
-
+	LDP  x_base+0(FP), (R0, R1)
 	AND  $~15, R1         // n: whole blocks of 16 elements
 	MOVD R1, n+32(FP)
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
-	CBZ  R1, done
-
-loop:
-	VLD1.P 64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VUMAX  V0.S4, V4.S4, V4.S4
-	VUMAX  V1.S4, V5.S4, V5.S4
-	VUMAX  V2.S4, V6.S4, V6.S4
-	VUMAX  V3.S4, V7.S4, V7.S4
-	SUBS   $16, R1
-	BNE    loop
-
-done:
-	VUMAX V5.S4, V4.S4, V4.S4
-	VUMAX V7.S4, V6.S4, V6.S4
-	VUMAX V6.S4, V4.S4, V4.S4
-	WORD  $0x6eb0a880               // umaxv s0, v4.4s
-	VMOV  V0.S[0], R3
-	MOVW  R3, m+24(FP)
+	UMAX4(S4, 16, 2)
+	VMOV V0.S[0], R3
+	MOVW R3, m+24(FP)
 	RET
 
 // func max64Vec(x []uint64) (m uint64, n int)
@@ -977,23 +842,19 @@ done:
 // larger (V16-V19) and BIT takes them into the accumulators V4-V7. The two
 // lanes of the folded accumulator are compared in general registers.
 TEXT ·max64Vec(SB), NOSPLIT, $0-40
-	LDP x_base+0(FP), (R0, R1)
-
+	LDP  x_base+0(FP), (R0, R1)
 	AND  $~7, R1          // n: whole blocks of 8 elements
 	MOVD R1, n+32(FP)
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
+	ZERO4
 	CBZ  R1, done
 
 loop:
 	VLD1.P 64(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
-	WORD   $0x6ee43410                // cmhi v16.2d, v0.2d, v4.2d
-	WORD   $0x6ee53431                // cmhi v17.2d, v1.2d, v5.2d
-	WORD   $0x6ee63452                // cmhi v18.2d, v2.2d, v6.2d
-	WORD   $0x6ee73473                // cmhi v19.2d, v3.2d, v7.2d
-	VBIT   V16.B16, V0.B16, V4.B16    // bit v4.16b, v0.16b, v16.16b
+	CMHI(3, 16, 0, 4)
+	CMHI(3, 17, 1, 5)
+	CMHI(3, 18, 2, 6)
+	CMHI(3, 19, 3, 7)
+	VBIT   V16.B16, V0.B16, V4.B16 // bit v4.16b, v0.16b, v16.16b
 	VBIT   V17.B16, V1.B16, V5.B16
 	VBIT   V18.B16, V2.B16, V6.B16
 	VBIT   V19.B16, V3.B16, V7.B16
@@ -1001,15 +862,15 @@ loop:
 	BNE    loop
 
 done:
-	WORD $0x6ee434b0             // cmhi v16.2d, v5.2d, v4.2d
-	WORD $0x6ee634f1             // cmhi v17.2d, v7.2d, v6.2d
+	CMHI(3, 16, 5, 4)
+	CMHI(3, 17, 7, 6)
 	VBIT V16.B16, V5.B16, V4.B16
 	VBIT V17.B16, V7.B16, V6.B16
-	WORD $0x6ee434d0             // cmhi v16.2d, v6.2d, v4.2d
+	CMHI(3, 16, 6, 4)
 	VBIT V16.B16, V6.B16, V4.B16
 	VMOV V4.D[0], R3
 	VMOV V4.D[1], R4
 	CMP  R4, R3
-	CSEL HI, R3, R4, R3          // unsigned R3 > R4 ? R3 : R4
+	CSEL HI, R3, R4, R3   // unsigned R3 > R4 ? R3 : R4
 	MOVD R3, m+24(FP)
 	RET
