@@ -12,7 +12,7 @@
 // of fixed-width values and offsets turned into lengths and back.
 //
 // The kernels come in families, the same as the generator's files in asm/:
-// offsets, bitmaps, transform and scan. For a family F, F.go holds the
+// offsets, bitmaps, transform, scan and estimate. For a family F, F.go holds the
 // exported functions (their contracts and argument checks), F_generic.go
 // the pure-Go reference versions, and F_vec.go the Go around the assembly
 // (codec_amd64.s, generated from asm/F.go with avo, and the hand-written
