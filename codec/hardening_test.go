@@ -267,3 +267,23 @@ func TestMaxBlockSizeUncompressed(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockPoolReuse: a buffer given back is handed out again, and giving
+// one back allocates nothing once the pool has headers.
+func TestBlockPoolReuse(t *testing.T) {
+	var p blockPool
+	b := p.Allocate(100)
+	p.Free(b)
+	if c := p.Allocate(64); &c[0] != &b[0] {
+		t.Log("sync.Pool dropped the buffer (allowed, but rare without a GC)")
+	}
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers at random")
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		p.Free(p.Allocate(64))
+	})
+	if allocs != 0 {
+		t.Errorf("Allocate and Free of a pooled buffer: %.1f allocations, want 0", allocs)
+	}
+}

@@ -10,14 +10,25 @@ import (
 // when the last array decoded from one is released, so that a Reader (for the
 // blocks it reads) and a Decoder (for the blocks it decompresses) reuse
 // memory without a batch someone retained ever seeing its bytes change.
-type blockPool struct{ free sync.Pool }
+type blockPool struct {
+	free sync.Pool // *[]byte: buffers to reuse
+	// headers holds emptied *[]byte, so that giving a buffer back takes no
+	// allocation (a bare []byte put into a sync.Pool is boxed anew each
+	// time).
+	headers sync.Pool
+}
 
 var _ memory.Allocator = (*blockPool)(nil)
 
 // Allocate returns size bytes of 8-byte aligned memory.
 func (p *blockPool) Allocate(size int) []byte {
-	if b, ok := p.free.Get().([]byte); ok && cap(b) >= size {
-		return b[:size]
+	if h, ok := p.free.Get().(*[]byte); ok {
+		b := *h
+		*h = nil
+		p.headers.Put(h)
+		if cap(b) >= size {
+			return b[:size]
+		}
 	}
 	return unsafeBytes(make([]uint64, (size+7)/8))[:size]
 }
@@ -32,5 +43,10 @@ func (p *blockPool) Reallocate(size int, b []byte) []byte {
 
 // Free takes b back for reuse.
 func (p *blockPool) Free(b []byte) {
-	p.free.Put(b[:cap(b)])
+	h, ok := p.headers.Get().(*[]byte)
+	if !ok {
+		h = new([]byte)
+	}
+	*h = b[:cap(b)]
+	p.free.Put(h)
 }
