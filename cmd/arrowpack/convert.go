@@ -73,8 +73,10 @@ func parseCompression(s string) (codec.Compression, error) {
 		return codec.LZ4, nil
 	case "zstd":
 		return codec.Zstd, nil
+	case "minlz":
+		return codec.MinLZ, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4 or zstd", s)
+	return 0, usagef("unknown compression %q: want none, lz4, zstd or minlz", s)
 }
 
 // ipcCompression returns the IPC writer options for c.

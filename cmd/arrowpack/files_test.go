@@ -640,3 +640,25 @@ func TestInspectDamagedParquet(t *testing.T) {
 		t.Errorf("%d row groups ok, want 2 and a stop:\n%s", n, out)
 	}
 }
+
+// TestConvertMinLZ: MinLZ is one of arrowpack's compressions, for arrowpack
+// output only; asking for it in IPC is a usage error that writes nothing.
+func TestConvertMinLZ(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := testStream(t, dir)
+	out := filepath.Join(dir, "m.apk")
+	if code, stdout, stderr := runCmd(t, "convert", "-compression", "minlz", "-verify", src, out); code != 0 || !strings.Contains(stdout, "minlz") {
+		t.Fatalf("convert -compression minlz: status %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ := runCmd(t, "inspect", "-json", out)
+	var rep inspectReport
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Blocks) == 0 || rep.Blocks[0].Compression != "minlz" {
+		t.Fatalf("inspect of a MinLZ stream: status %d\n%s", code, stdout)
+	}
+	ipcOut := filepath.Join(dir, "m.arrows")
+	code, _, stderr := runCmd(t, "convert", "-compression", "minlz", src, ipcOut)
+	checkFailure(t, code, stderr, 2, "MinLZ is an arrowpack compression")
+	if _, err := os.Stat(ipcOut); !os.IsNotExist(err) {
+		t.Errorf("a refused conversion left %s: %v", ipcOut, err)
+	}
+}

@@ -63,6 +63,9 @@ type writeOptions struct {
 
 // newBatchWriter returns a writer of batches of schema in format f to w.
 func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions) (batchWriter, error) {
+	if o.compression == codec.MinLZ && f != formatArrowpack {
+		return nil, usagef("MinLZ is an arrowpack compression: %s has none; use lz4 or zstd", f)
+	}
 	switch f {
 	case formatArrowpack:
 		return codec.NewWriter(w, schema, codec.WithCompression(o.compression),
