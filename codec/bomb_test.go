@@ -220,7 +220,7 @@ func TestParallelStopsAfterFailure(t *testing.T) {
 		w.word(uint64(ch.raw)<<8 | uint64(Zstd))
 		w.bytes(ch.z)
 	}
-	d := &decompressor{maxBlock: DefaultMaxBlockSize, concurrency: 2}
+	d := &decompressor{maxBlock: DefaultMaxBlockSize, concurrency: 2, pool: &blockPool{}}
 	raw := make([]byte, len(chunks)*size)
 	started, err := d.decompressParallel(raw, body, header{compression: Zstd, raw: len(raw)})
 	if !errors.Is(err, ErrCorrupt) {

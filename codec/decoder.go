@@ -42,7 +42,7 @@ func NewDecoder(schema *arrow.Schema, opts ...Option) (*Decoder, error) {
 		return nil, fmt.Errorf("NewDecoder: %w", err)
 	}
 	d := &Decoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
-		decompress: &decompressor{maxBlock: cfg.maxBlock, concurrency: cfg.concurrency}}
+		decompress: &decompressor{maxBlock: cfg.maxBlock, concurrency: cfg.concurrency, pool: &blockPool{}}}
 	for _, p := range plans {
 		d.nbuf += p.treeBuffers()
 	}

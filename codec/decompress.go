@@ -18,7 +18,7 @@ import (
 type decompressor struct {
 	maxBlock    int
 	concurrency int
-	pool        blockPool // memory for decompressed blocks
+	pool        *blockPool // memory for decompressed blocks
 	zstdOnce    sync.Once
 	zstd        *zstd.Decoder
 	zstdErr     error
@@ -116,7 +116,7 @@ func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error
 		d.pool.Free(out)
 		return nil, err
 	}
-	return memory.NewBufferWithAllocator(out, &d.pool), nil
+	return memory.NewBufferWithAllocator(out, d.pool), nil
 }
 
 // decompressParallel decompresses the sections of body into raw, the

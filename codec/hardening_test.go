@@ -268,22 +268,31 @@ func TestMaxBlockSizeUncompressed(t *testing.T) {
 	}
 }
 
-// TestBlockPoolReuse: a buffer given back is handed out again, and giving
-// one back allocates nothing once the pool has headers.
+// TestBlockPoolReuse: a buffer given back is handed out again for any size
+// of its class, giving it back allocates nothing, and the pool keeps at most
+// poolKeep buffers per class.
 func TestBlockPoolReuse(t *testing.T) {
 	var p blockPool
 	b := p.Allocate(100)
 	p.Free(b)
-	if c := p.Allocate(64); &c[0] != &b[0] {
-		t.Log("sync.Pool dropped the buffer (allowed, but rare without a GC)")
+	if c := p.Allocate(120); &c[0] != &b[0] || len(c) != 120 {
+		t.Fatal("a freed buffer of the same class was not reused")
 	}
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop buffers at random")
-	}
-	allocs := testing.AllocsPerRun(100, func() {
-		p.Free(p.Allocate(64))
-	})
-	if allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { p.Free(p.Allocate(64)) }); allocs != 0 {
 		t.Errorf("Allocate and Free of a pooled buffer: %.1f allocations, want 0", allocs)
+	}
+	var bufs [][]byte
+	for range 2 * poolKeep {
+		bufs = append(bufs, p.Allocate(1000))
+	}
+	for _, b := range bufs {
+		p.Free(b)
+	}
+	if n := len(p.free[sizeClass(1000)]); n != poolKeep {
+		t.Errorf("the pool keeps %d buffers of a class, want %d", n, poolKeep)
+	}
+	p.Free(make([]byte, 1000)) // not a power of two: not the pool's
+	if n := len(p.free[sizeClass(1000)]); n != poolKeep {
+		t.Errorf("the pool took a foreign buffer")
 	}
 }
