@@ -173,7 +173,8 @@ func satAdd[T offset](total, v T) T {
 // lengthsToOffsetsCase checks LengthsToOffsets, into dst and in place, on
 // lengths as made at limits around their total and a negative one; with a
 // length of -1, the smallest and the largest value at every position of
-// short inputs and at the edges of long ones; and, at those positions,
+// short inputs and at many of long ones (overflowPositions); and, at those
+// positions,
 // with totals that reach the largest value exactly, pass it by one, wrap
 // round to a small value, wrap many times, and step over it in powers of
 // two.
@@ -212,7 +213,7 @@ func lengthsToOffsetsCase[T offset](name string, kernel func(im *impl, dst, leng
 				l[i] = T(in.g.intn(3))
 			}
 		}
-		for _, p := range positions(in.g, n) {
+		for _, p := range overflowPositions(in.g, n) {
 			small()
 			for _, v := range []T{-1, minOf[T](), top} {
 				l[p] = v
@@ -269,6 +270,22 @@ func lengthsToOffsetsCase[T offset](name string, kernel func(im *impl, dst, leng
 		}
 		return check("wrap often", top)
 	}}
+}
+
+// overflowPositions returns where lengthsToOffsetsCase puts its large
+// lengths: every position up to 140, every 13th and the last 20 (the tail
+// after the vector blocks) up to 1024, else as positions does.
+func overflowPositions(g *gen, n int) []int {
+	if n <= 80 || n > 1024 {
+		return positions(g, n)
+	}
+	var ps []int
+	for p := range n {
+		if n <= 140 || p%13 == 0 || p >= n-20 {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func TestTransposeBytesPanics(t *testing.T) {
