@@ -172,8 +172,8 @@ func fill[T ~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uin
 }
 
 // positions returns where a deciding element goes in an input of n:
-// everywhere for short inputs, else the first, a middle, the last and a
-// random one.
+// everywhere for short inputs, else the first two, a middle, the last two
+// and a random one.
 func positions(g *gen, n int) []int {
 	if n == 0 {
 		return nil
@@ -185,7 +185,7 @@ func positions(g *gen, n int) []int {
 		}
 		return ps
 	}
-	return []int{0, n / 2, n - 1, g.intn(n)}
+	return []int{0, 1, n / 2, n - 2, n - 1, g.intn(n)}
 }
 
 // mem hands out the slices of a case; the driver decides where they lie.

@@ -43,16 +43,20 @@ var transposeWidths = []int{2, 4, 8, 16}
 func transpositionCase(name string, inverse bool) *kcase {
 	return &kcase{name: name, elem: 1, ks: len(transposeWidths), slots: 2, run: func(im *impl, in *kin) error {
 		width := transposeWidths[in.k]
-		run, back, def := transposeBytes, untransposeBytes, transposeDef
+		run, back, def, backDef := transposeBytes, untransposeBytes, transposeDef, untransposeDef
 		if inverse {
-			run, back, def = untransposeBytes, transposeBytes, untransposeDef
+			run, back, def, backDef = untransposeBytes, transposeBytes, untransposeDef, transposeDef
 		}
 		src := take[byte](in, 0, in.n*width)
 		fill(in.g, src)
 		orig := slices.Clone(src)
 		dst := take[byte](in, 1, in.n*width)
 		run(im, dst, src, width)
-		if !bytes.Equal(dst, def(orig, width)) {
+		want := def(orig, width)
+		if !bytes.Equal(backDef(want, width), orig) {
+			return fmt.Errorf("width %d: the definitions are not inverses", width)
+		}
+		if !bytes.Equal(dst, want) {
 			return fmt.Errorf("width %d: differs from the definition", width)
 		}
 		again := take[byte](in, 0, in.n*width)
