@@ -32,7 +32,7 @@ func fuzzKernel(f *testing.F, name string) {
 			nn %= fuzzMaxN + 1
 		}
 		kk := int(k) % c.ks
-		for _, im := range impls {
+		for _, im := range c.paths() {
 			if err := runHeap(c, im, nn, kk, int(align), newGen(data)); err != nil {
 				t.Fatalf("%s %s n=%d k=%d align=%d: %v", im.name, c.name, nn, kk, int(align)%(64/c.elem), err)
 			}
@@ -57,3 +57,5 @@ func FuzzMaxUint8(f *testing.F)           { fuzzKernel(f, "max8") }
 func FuzzMaxUint16(f *testing.F)          { fuzzKernel(f, "max16") }
 func FuzzMaxUint32(f *testing.F)          { fuzzKernel(f, "max32") }
 func FuzzMaxUint64(f *testing.F)          { fuzzKernel(f, "max64") }
+func FuzzCopyBitsAt(f *testing.F)         { fuzzKernel(f, "copyBitsAt") }
+func FuzzByteHistogram(f *testing.F)      { fuzzKernel(f, "byteHistogram") }

@@ -112,7 +112,7 @@ func TestGuardKernels(t *testing.T) {
 			m := &guardMem{t: t}
 			var what string
 			defer trap(t, &what)()
-			for _, im := range impls {
+			for _, im := range c.paths() {
 				for _, n := range c.lengths() {
 					for _, k := range c.kValues(n) {
 						for _, pos := range guardPlacements(c.slots) {
@@ -124,7 +124,7 @@ func TestGuardKernels(t *testing.T) {
 							}
 							m.pos = pos
 							what = fmt.Sprintf("%s %s n=%d k=%d slices at %v", im.name, c.name, n, k, pos)
-							if err := c.run(im, &kin{n: n, k: k, g: &gen{r: r}, m: m}); err != nil {
+							if err := im.run(&kin{n: n, k: k, g: &gen{r: r}, m: m}); err != nil {
 								t.Fatalf("%s: %v", what, err)
 							}
 						}

@@ -47,6 +47,28 @@ type kcase struct {
 	// runs im, and returns how the result differs from the definition, or
 	// nil. A case may run several checks on variants of its input.
 	run func(im *impl, in *kin) error
+	// own, if set, replaces run for a kernel with a dispatch of its own
+	// (the byte histogram): one kpath per implementation it has.
+	own func() []kpath
+}
+
+// kpath is one implementation of a case's kernel, ready to run.
+type kpath struct {
+	name string
+	run  func(in *kin) error
+}
+
+// paths returns every implementation of the case's kernel this machine
+// supports, the generic one first.
+func (c *kcase) paths() []kpath {
+	if c.own != nil {
+		return c.own()
+	}
+	var ps []kpath
+	for _, im := range impls {
+		ps = append(ps, kpath{im.name, func(in *kin) error { return c.run(im, in) }})
+	}
+	return ps
 }
 
 // kin is what a case's run builds its inputs from.
@@ -79,6 +101,8 @@ func kernelCases() []*kcase {
 		maxCase("max16", func(im *impl) func([]uint16) uint16 { return im.max16 }),
 		maxCase("max32", func(im *impl) func([]uint32) uint32 { return im.max32 }),
 		maxCase("max64", func(im *impl) func([]uint64) uint64 { return im.max64 }),
+		copyBitsAtCase(),
+		byteHistogramCase(),
 	}
 }
 
@@ -260,11 +284,11 @@ func (m *heapMem) intact() error {
 	return nil
 }
 
-// runHeap runs c once on im with the slices at align elements past a
+// runHeap runs path p of c once with the slices at align elements past a
 // 64-byte boundary, and checks the guard bytes.
-func runHeap(c *kcase, im *impl, n, k, align int, g *gen) error {
+func runHeap(c *kcase, p kpath, n, k, align int, g *gen) error {
 	m := &heapMem{align: align % (64 / c.elem) * c.elem}
-	if err := c.run(im, &kin{n: n, k: k, g: g, m: m}); err != nil {
+	if err := p.run(&kin{n: n, k: k, g: g, m: m}); err != nil {
 		return err
 	}
 	return m.intact()
@@ -291,7 +315,11 @@ func TestKernels(t *testing.T) {
 	for _, c := range kernelCases() {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(caseSeed(c.name), 1))
-			for _, im := range vectorImpls(t) {
+			paths := c.paths()
+			if len(paths) == 1 {
+				t.Logf("only the generic path runs on this machine")
+			}
+			for _, im := range paths {
 				for _, n := range c.lengths() {
 					aligns := 64 / c.elem
 					if n > 300 || c.bits {
@@ -352,7 +380,8 @@ func TestHarnessCatchesFaults(t *testing.T) {
 		failed := false
 		r := rand.New(rand.NewPCG(1, 2))
 		for n := 0; n <= 300 && !failed; n += 7 {
-			failed = runHeap(c, &bad, n, 3, n, &gen{r: r}) != nil
+			p := kpath{"bad", func(in *kin) error { return c.run(&bad, in) }}
+			failed = runHeap(c, p, n, 3, n, &gen{r: r}) != nil
 		}
 		if !failed {
 			t.Errorf("a broken %s passed the harness", name)
