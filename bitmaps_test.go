@@ -42,7 +42,7 @@ func shiftBitsDef(src []byte, k uint, nb int) []byte {
 // bytes, high bits of the last byte cleared), and the shift kernel itself
 // with len(src) == len(dst) and len(dst)+1.
 func copyBitsCase() *kcase {
-	return &kcase{name: "copyBits", elem: 1, ks: 64, bits: true, slots: 2, large: bitmapLarge, run: func(im *impl, in *kin) error {
+	return &kcase{name: "copyBits", elem: 1, ks: 64, bits: true, aligns: 1, slots: 2, large: bitmapLarge, run: func(im *impl, in *kin) error {
 		n, off := in.n, in.k
 		nb := (n + 7) / 8
 		src := take[byte](in, 0, (off+n+7)/8)
@@ -81,7 +81,7 @@ func popcountDef(b []byte) int {
 // countOnesCase checks CountOnes on random bits and on all ones, and the
 // popcount kernel on whole bytes.
 func countOnesCase() *kcase {
-	return &kcase{name: "countOnes", elem: 1, ks: 64, bits: true, slots: 1, large: bitmapLarge, run: func(im *impl, in *kin) error {
+	return &kcase{name: "countOnes", elem: 1, ks: 64, bits: true, aligns: 1, slots: 1, large: bitmapLarge, run: func(im *impl, in *kin) error {
 		n, off := in.n, in.k
 		b := take[byte](in, 0, (off+n+7)/8)
 		fill(in.g, b)

@@ -28,7 +28,7 @@ func placeBitsDef(dst []byte, dstOffset int, src []byte, srcOffset, n int) {
 // 64-k), and SetBitsAt at the same offsets, over a dst of random bits,
 // against the definition.
 func copyBitsAtCase() *kcase {
-	return &kcase{name: "copyBitsAt", elem: 1, ks: 64, bits: true, slots: 2, large: bitmapLarge, run: func(im *impl, in *kin) error {
+	return &kcase{name: "copyBitsAt", elem: 1, ks: 64, bits: true, aligns: 1, slots: 2, large: bitmapLarge, run: func(im *impl, in *kin) error {
 		n, srcOff := in.n, in.k
 		src := take[byte](in, 0, (srcOff+n+7)/8)
 		fill(in.g, src)

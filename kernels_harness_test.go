@@ -38,6 +38,9 @@ type kcase struct {
 	// transpositions, 1 if the kernel has no such parameter.
 	ks   int
 	bits bool
+	// aligns is how many alignments the table test tries per length and k,
+	// rotating with them so that all 64/elem come up; 64/elem if 0.
+	aligns int
 	// slots is how many slices run asks for; the guard test puts each at
 	// either end of its region.
 	slots int
@@ -309,8 +312,9 @@ func caseSeed(name string) uint64 {
 }
 
 // TestKernels runs every kernel case on every implementation, at every
-// length 0..300 and the large ones, every k and every alignment (three at
-// the large lengths), with guard bytes around the slices.
+// length 0..300 and the large ones, every k and every alignment (or as
+// many as the case asks for, rotating through all; three at the large
+// lengths), with guard bytes around the slices.
 func TestKernels(t *testing.T) {
 	for _, c := range kernelCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,8 +326,11 @@ func TestKernels(t *testing.T) {
 			for _, im := range paths {
 				for _, n := range c.lengths() {
 					aligns := 64 / c.elem
-					if n > 300 || c.bits {
-						aligns = 3
+					if c.aligns != 0 {
+						aligns = c.aligns
+					}
+					if n > 300 {
+						aligns = min(aligns, 3)
 					}
 					for _, k := range c.kValues(n) {
 						for a := range aligns {

@@ -41,7 +41,7 @@ var transposeWidths = []int{2, 4, 8, 16}
 // values of width transposeWidths[k] against its definition, and that the
 // other direction takes the result back.
 func transpositionCase(name string, inverse bool) *kcase {
-	return &kcase{name: name, elem: 1, ks: len(transposeWidths), slots: 2, run: func(im *impl, in *kin) error {
+	return &kcase{name: name, elem: 1, ks: len(transposeWidths), aligns: 16, slots: 2, run: func(im *impl, in *kin) error {
 		width := transposeWidths[in.k]
 		run, back, def, backDef := transposeBytes, untransposeBytes, transposeDef, untransposeDef
 		if inverse {
@@ -183,7 +183,7 @@ func satAdd[T offset](total, v T) T {
 // round to a small value, wrap many times, and step over it in powers of
 // two.
 func lengthsToOffsetsCase[T offset](name string, kernel func(im *impl, dst, lengths []T, limit T) bool) *kcase {
-	return &kcase{name: name, elem: bitsOf[T]() / 8, ks: 1, slots: 2, run: func(im *impl, in *kin) error {
+	return &kcase{name: name, elem: bitsOf[T]() / 8, ks: 1, aligns: 2, slots: 2, run: func(im *impl, in *kin) error {
 		n := in.n
 		l := take[T](in, 0, n)
 		genLengths(in.g, l)
