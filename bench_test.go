@@ -35,12 +35,26 @@ var (
 	benchSinkInt  int
 )
 
-func benchOffsets32(n int) []int32 {
-	return randOffsets32(rand.New(rand.NewPCG(1, uint64(n))), n)
+// benchOffsets returns n valid offsets, the same for every run.
+func benchOffsets[T offset](n int) []T {
+	var o any
+	switch any(T(0)).(type) {
+	case int32:
+		o = randOffsets32(rand.New(rand.NewPCG(1, uint64(n))), n)
+	default:
+		o = randOffsets64(rand.New(rand.NewPCG(2, uint64(n))), n)
+	}
+	return o.([]T)
 }
 
-func benchOffsets64(n int) []int64 {
-	return randOffsets64(rand.New(rand.NewPCG(2, uint64(n))), n)
+// benchEach runs body on every path at every size, as
+// impl=<path>/n=<size>.
+func benchEach(b *testing.B, body func(b *testing.B, im *impl, n int)) {
+	for _, im := range impls {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) { body(b, im, s.n) })
+		}
+	}
 }
 
 func benchBits(n, off int) []byte {
@@ -52,74 +66,46 @@ func benchBits(n, off int) []byte {
 	return b
 }
 
-func BenchmarkRebaseOffsets32(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				src := benchOffsets32(s.n)
-				dst := make([]int32, s.n)
-				b.SetBytes(int64(4 * s.n))
-				for b.Loop() {
-					im.rebase32(dst, src, 12345)
-				}
-			})
+func benchRebase[T offset](b *testing.B, kernel func(*impl) func(dst, src []T, base T)) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		src := benchOffsets[T](n)
+		dst := make([]T, n)
+		f := kernel(im)
+		b.SetBytes(int64(bitsOf[T]() / 8 * n))
+		for b.Loop() {
+			f(dst, src, 12345)
 		}
-	}
+	})
+}
+
+func BenchmarkRebaseOffsets32(b *testing.B) {
+	benchRebase(b, func(im *impl) func(dst, src []int32, base int32) { return im.rebase32 })
 }
 
 func BenchmarkRebaseOffsets64(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				src := benchOffsets64(s.n)
-				dst := make([]int64, s.n)
-				b.SetBytes(int64(8 * s.n))
-				for b.Loop() {
-					im.rebase64(dst, src, 12345)
-				}
-			})
-		}
-	}
+	benchRebase(b, func(im *impl) func(dst, src []int64, base int64) { return im.rebase64 })
 }
 
 // The ValidOffsets inputs are valid, as real offsets are, so every call
 // scans them to the end.
 
-func BenchmarkValidOffsets32(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets32(s.n)
-				limit := o[s.n-1]
-				b.SetBytes(int64(4 * s.n))
-				for b.Loop() {
-					benchSinkBool = validOffsets32(im, o, limit)
-				}
-				if !benchSinkBool {
-					b.Fatal("valid offsets refused")
-				}
-			})
+func benchValidOffsets[T offset](b *testing.B, valid func(*impl, []T, T) bool) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		o := benchOffsets[T](n)
+		limit := o[n-1]
+		b.SetBytes(int64(bitsOf[T]() / 8 * n))
+		for b.Loop() {
+			benchSinkBool = valid(im, o, limit)
 		}
-	}
+		if !benchSinkBool {
+			b.Fatal("valid offsets refused")
+		}
+	})
 }
 
-func BenchmarkValidOffsets64(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets64(s.n)
-				limit := o[s.n-1]
-				b.SetBytes(int64(8 * s.n))
-				for b.Loop() {
-					benchSinkBool = validOffsets64(im, o, limit)
-				}
-				if !benchSinkBool {
-					b.Fatal("valid offsets refused")
-				}
-			})
-		}
-	}
-}
+func BenchmarkValidOffsets32(b *testing.B) { benchValidOffsets(b, validOffsets32) }
+
+func BenchmarkValidOffsets64(b *testing.B) { benchValidOffsets(b, validOffsets64) }
 
 // bitsImpl is one way to run the bitmap kernels: a path of this package or
 // arrow-go's bitutil.
@@ -214,7 +200,7 @@ func sizeName(n int) string {
 	return fmt.Sprint(n)
 }
 
-func BenchmarkTransposeBytes(b *testing.B) {
+func benchTransposition(b *testing.B, run func(im *impl, dst, src []byte, width int)) {
 	for _, im := range impls {
 		for _, w := range transposeWidths {
 			for _, s := range benchSizes {
@@ -223,7 +209,7 @@ func BenchmarkTransposeBytes(b *testing.B) {
 					dst := make([]byte, len(src))
 					b.SetBytes(int64(len(src)))
 					for b.Loop() {
-						transposeBytes(im, dst, src, w)
+						run(im, dst, src, w)
 					}
 				})
 			}
@@ -231,97 +217,48 @@ func BenchmarkTransposeBytes(b *testing.B) {
 	}
 }
 
-func BenchmarkUntransposeBytes(b *testing.B) {
-	for _, im := range impls {
-		for _, w := range transposeWidths {
-			for _, s := range benchSizes {
-				b.Run(fmt.Sprintf("impl=%s/w=%d/n=%s", im.name, w, s.name), func(b *testing.B) {
-					src := benchBits(8*w*s.n, 0)
-					dst := make([]byte, len(src))
-					b.SetBytes(int64(len(src)))
-					for b.Loop() {
-						untransposeBytes(im, dst, src, w)
-					}
-				})
-			}
+func BenchmarkTransposeBytes(b *testing.B) { benchTransposition(b, transposeBytes) }
+
+func BenchmarkUntransposeBytes(b *testing.B) { benchTransposition(b, untransposeBytes) }
+
+func benchOffsetsToLengths[T offset](b *testing.B, kernel func(im *impl, dst, offsets []T)) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		o := benchOffsets[T](n + 1)
+		dst := make([]T, n)
+		b.SetBytes(int64(bitsOf[T]() / 8 * n))
+		for b.Loop() {
+			kernel(im, dst, o)
 		}
-	}
+	})
 }
 
-func BenchmarkOffsetsToLengths32(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets32(s.n + 1)
-				dst := make([]int32, s.n)
-				b.SetBytes(int64(4 * s.n))
-				for b.Loop() {
-					offsetsToLengths32(im, dst, o)
-				}
-			})
-		}
-	}
-}
+func BenchmarkOffsetsToLengths32(b *testing.B) { benchOffsetsToLengths(b, offsetsToLengths32) }
 
-func BenchmarkOffsetsToLengths64(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets64(s.n + 1)
-				dst := make([]int64, s.n)
-				b.SetBytes(int64(8 * s.n))
-				for b.Loop() {
-					offsetsToLengths64(im, dst, o)
-				}
-			})
-		}
-	}
-}
+func BenchmarkOffsetsToLengths64(b *testing.B) { benchOffsetsToLengths(b, offsetsToLengths64) }
 
 // The LengthsToOffsets inputs are valid, as the lengths of real offsets
 // are, so every call scans them to the end.
 
-func BenchmarkLengthsToOffsets32(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets32(s.n + 1)
-				lengths := make([]int32, s.n)
-				deltasGeneric(lengths, o)
-				limit := o[s.n] - o[0]
-				dst := make([]int32, s.n+1)
-				b.SetBytes(int64(4 * s.n))
-				for b.Loop() {
-					benchSinkBool = lengthsToOffsets32(im, dst, lengths, limit)
-				}
-				if !benchSinkBool {
-					b.Fatal("valid lengths refused")
-				}
-			})
+func benchLengthsToOffsets[T offset](b *testing.B, kernel func(im *impl, dst, lengths []T, limit T) bool) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		o := benchOffsets[T](n + 1)
+		lengths := make([]T, n)
+		deltasGeneric(lengths, o)
+		limit := o[n] - o[0]
+		dst := make([]T, n+1)
+		b.SetBytes(int64(bitsOf[T]() / 8 * n))
+		for b.Loop() {
+			benchSinkBool = kernel(im, dst, lengths, limit)
 		}
-	}
+		if !benchSinkBool {
+			b.Fatal("valid lengths refused")
+		}
+	})
 }
 
-func BenchmarkLengthsToOffsets64(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				o := benchOffsets64(s.n + 1)
-				lengths := make([]int64, s.n)
-				deltasGeneric(lengths, o)
-				limit := o[s.n] - o[0]
-				dst := make([]int64, s.n+1)
-				b.SetBytes(int64(8 * s.n))
-				for b.Loop() {
-					benchSinkBool = lengthsToOffsets64(im, dst, lengths, limit)
-				}
-				if !benchSinkBool {
-					b.Fatal("valid lengths refused")
-				}
-			})
-		}
-	}
-}
+func BenchmarkLengthsToOffsets32(b *testing.B) { benchLengthsToOffsets(b, lengthsToOffsets32) }
+
+func BenchmarkLengthsToOffsets64(b *testing.B) { benchLengthsToOffsets(b, lengthsToOffsets64) }
 
 // The scans. IsASCII's input is all ASCII, so every call reads it to the
 // end; the maxima's inputs are random. n counts bytes for IsASCII and
@@ -330,40 +267,32 @@ func BenchmarkLengthsToOffsets64(b *testing.B) {
 var benchSinkUint uint64
 
 func BenchmarkIsASCII(b *testing.B) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(4, uint64(s.n)))
-				src := make([]byte, s.n)
-				for i := range src {
-					src[i] = byte(r.IntN(128))
-				}
-				b.SetBytes(int64(s.n))
-				for b.Loop() {
-					benchSinkBool = im.isASCII(src)
-				}
-			})
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(4, uint64(n)))
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(r.IntN(128))
 		}
-	}
+		b.SetBytes(int64(n))
+		for b.Loop() {
+			benchSinkBool = im.isASCII(src)
+		}
+	})
 }
 
 func benchMax[T uint8 | uint16 | uint32 | uint64](b *testing.B, kernel func(*impl) func([]T) T, size int) {
-	for _, im := range impls {
-		for _, s := range benchSizes {
-			b.Run(fmt.Sprintf("impl=%s/n=%s", im.name, s.name), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(5, uint64(s.n)))
-				x := make([]T, s.n)
-				for i := range x {
-					x[i] = T(r.Uint64())
-				}
-				f := kernel(im)
-				b.SetBytes(int64(size * s.n))
-				for b.Loop() {
-					benchSinkUint = uint64(f(x))
-				}
-			})
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(5, uint64(n)))
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(r.Uint64())
 		}
-	}
+		f := kernel(im)
+		b.SetBytes(int64(size * n))
+		for b.Loop() {
+			benchSinkUint = uint64(f(x))
+		}
+	})
 }
 
 func BenchmarkMaxUint8(b *testing.B) {

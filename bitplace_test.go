@@ -2,6 +2,7 @@ package arrowpack
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -22,65 +23,34 @@ func placeBitsDef(dst []byte, dstOffset int, src []byte, srcOffset, n int) {
 	}
 }
 
-// checkPlaceBits runs CopyBitsAt on path im (or SetBitsAt when src is nil)
-// into a dst between guard bytes, over a first byte of random bits, and
-// compares it with the definition.
-func checkPlaceBits(t *testing.T, im *impl, r *rand.Rand, src []byte, srcOffset, dstOffset, n, align int) {
-	t.Helper()
-	const guard = 0xa5
-	nb := (dstOffset + n + 7) / 8
-	buf := make([]byte, nb+align+2)
-	for i := range buf {
-		buf[i] = guard
-	}
-	dst := buf[align+1 : align+1+nb]
-	for i := range dst {
-		dst[i] = byte(r.Uint32())
-	}
-	want := bytes.Clone(dst)
-	placeBitsDef(want, dstOffset, src, srcOffset, n)
-	if src == nil {
-		SetBitsAt(dst, dstOffset, n)
-	} else {
-		copyBitsAt(im, dst, dstOffset, src, srcOffset, n)
-	}
-	// Bytes wholly before dstOffset are not touched by either.
-	if !bytes.Equal(dst, want) {
-		t.Fatalf("%s src=%v n=%d srcOff=%d dstOff=%d:\n got %x\nwant %x", im.name, src != nil, n, srcOffset, dstOffset, dst, want)
-	}
-	if buf[align] != guard || buf[align+1+nb] != guard {
-		t.Fatalf("%s n=%d srcOff=%d dstOff=%d: byte outside dst touched", im.name, n, srcOffset, dstOffset)
-	}
-}
-
-func TestCopyBitsAt(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	for _, im := range vectorImpls(t) {
-		for _, n := range testLengths() {
-			for srcOff := 0; srcOff < 64; srcOff++ {
-				for _, dstOff := range []int{0, 1, 3, 7, 8, 9, 15, 63, srcOff, 64 - srcOff} {
-					if n > 300 && srcOff%7 != 3 {
-						continue
-					}
-					align := r.IntN(8)
-					src := make([]byte, align+(srcOff+n+7)/8)[align:]
-					for i := range src {
-						src[i] = byte(r.Uint32())
-					}
-					checkPlaceBits(t, im, r, src, srcOff, dstOff, n, r.IntN(8))
+// copyBitsAtCase checks CopyBitsAt of n bits from source bit offset k to
+// several destination bit offsets (the first bytes, byte boundaries, k and
+// 64-k), and SetBitsAt at the same offsets, over a dst of random bits,
+// against the definition.
+func copyBitsAtCase() *kcase {
+	return &kcase{name: "copyBitsAt", elem: 1, ks: 64, bits: true, aligns: 1, slots: 2, large: bitmapLarge, run: func(im *impl, in *kin) error {
+		n, srcOff := in.n, in.k
+		src := take[byte](in, 0, (srcOff+n+7)/8)
+		fill(in.g, src)
+		for _, dstOff := range []int{0, 1, 3, 7, 8, 9, 15, 63, srcOff, 64 - srcOff} {
+			for _, set := range []bool{false, true} {
+				dst := take[byte](in, 1, (dstOff+n+7)/8)
+				fill(in.g, dst)
+				want := bytes.Clone(dst)
+				if set {
+					placeBitsDef(want, dstOff, nil, 0, n)
+					SetBitsAt(dst, dstOff, n)
+				} else {
+					placeBitsDef(want, dstOff, src, srcOff, n)
+					copyBitsAt(im, dst, dstOff, src, srcOff, n)
+				}
+				if !bytes.Equal(dst, want) {
+					return fmt.Errorf("dstOff=%d set=%v: differs from the definition:\n got %x\nwant %x", dstOff, set, dst, want)
 				}
 			}
 		}
-	}
-}
-
-func TestSetBitsAt(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	for _, n := range testLengths() {
-		for dstOff := 0; dstOff < 64; dstOff++ {
-			checkPlaceBits(t, &genericImpl, r, nil, 0, dstOff, n, r.IntN(8))
-		}
-	}
+		return nil
+	}}
 }
 
 // TestCopyBitsAtConcatenates appends random bitmap slices one after the
@@ -144,19 +114,4 @@ func TestCopyBitsAtPanics(t *testing.T) {
 			f()
 		}()
 	}
-}
-
-// FuzzCopyBitsAt places a window of the fuzzer's bits at a destination bit
-// offset on every path and compares it with the bit-by-bit definition.
-func FuzzCopyBitsAt(f *testing.F) {
-	bitsSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte, off uint16, trim uint8, align uint8) {
-		src, o, n := bitsWindow(data, off, trim, align)
-		dstOff := int(trim) + int(align)%64
-		r := rand.New(rand.NewPCG(uint64(off), uint64(align)))
-		for _, im := range impls {
-			checkPlaceBits(t, im, r, src, o, dstOff, n, int(align/32)%8)
-		}
-		checkPlaceBits(t, &genericImpl, r, nil, 0, dstOff, n, int(align/32)%8)
-	})
 }

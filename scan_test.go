@@ -1,16 +1,15 @@
 package arrowpack
 
 import (
-	"math/rand/v2"
+	"fmt"
 	"slices"
 	"testing"
 	"unsafe"
 )
 
-// Tests of the scans, IsASCII and MaxUint8/16/32/64: every implementation
-// against plain definitions, at every length in testLengths, at every
-// element alignment within a 64-byte line, with the deciding byte or value
-// at every position of short inputs and at the edges of long ones.
+// Cases of the scans (IsASCII and MaxUint8/16/32/64) for the harness in
+// kernels_harness_test.go: the deciding byte or value at every position of
+// short inputs and at the edges of long ones.
 
 // alignedAt returns a slice of n elements of T, zeroed, that starts align
 // elements past a 64-byte boundary.
@@ -22,23 +21,6 @@ func alignedAt[T any](n, align int) []T {
 	return buf[skip+align:][:n:n]
 }
 
-// positions returns where the deciding element goes in an input of n:
-// everywhere for short inputs, else the first, a middle, the last and a
-// random one.
-func positions(r *rand.Rand, n int) []int {
-	if n == 0 {
-		return nil
-	}
-	if n <= 80 {
-		ps := make([]int, n)
-		for i := range ps {
-			ps[i] = i
-		}
-		return ps
-	}
-	return []int{0, n / 2, n - 1, r.IntN(n)}
-}
-
 func isASCIIDef(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
@@ -48,45 +30,47 @@ func isASCIIDef(b []byte) bool {
 	return true
 }
 
-func TestIsASCIIAllPaths(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
-	for _, im := range vectorImpls(t) {
-		for _, n := range testLengths() {
-			aligns := 64
-			if n > 300 {
-				aligns = 5
-			}
-			for align := range aligns {
-				b := alignedAt[byte](n, align)
-				for i := range b {
-					b[i] = byte(r.IntN(128))
-				}
-				if !im.isASCII(b) {
-					t.Fatalf("%s n=%d align=%d: ASCII bytes reported non-ASCII", im.name, n, align)
-				}
-				for _, p := range positions(r, n) {
-					old := b[p]
-					for _, hi := range []byte{0x80, 0xff, old | 0x80} {
-						b[p] = hi
-						if im.isASCII(b) {
-							t.Fatalf("%s n=%d align=%d: byte %#x at %d not seen", im.name, n, align, hi, p)
-						}
-					}
-					b[p] = old
-				}
-				if n > 0 && align == 0 {
-					// Every byte high.
-					c := slices.Clone(b)
-					for i := range c {
-						c[i] |= 0x80
-					}
-					if im.isASCII(c) {
-						t.Fatalf("%s n=%d: all-high bytes reported ASCII", im.name, n)
-					}
-				}
+// isASCIICase checks isASCII on bytes as made (ASCII in three inputs out
+// of four), with a byte of 0x80, 0xff or its own value with the high bit
+// at every position of short inputs and at the edges of long ones, and with
+// every byte high; the input must stay as it was.
+func isASCIICase() *kcase {
+	return &kcase{name: "isASCII", elem: 1, ks: 1, slots: 1, run: func(im *impl, in *kin) error {
+		b := take[byte](in, 0, in.n)
+		fill(in.g, b)
+		if in.g.byte()&3 != 0 {
+			for i := range b {
+				b[i] &= 0x7f
 			}
 		}
-	}
+		check := func(what string) error {
+			want, orig := isASCIIDef(b), slices.Clone(b)
+			if got := im.isASCII(b); got != want {
+				return fmt.Errorf("%s: got %v, want %v", what, got, want)
+			}
+			if !slices.Equal(b, orig) {
+				return fmt.Errorf("%s: input modified", what)
+			}
+			return nil
+		}
+		if err := check("as made"); err != nil {
+			return err
+		}
+		for _, p := range positions(in.g, in.n) {
+			old := b[p]
+			for _, hi := range []byte{0x80, 0xff, old | 0x80} {
+				b[p] = hi
+				if err := check(fmt.Sprintf("%#x at %d", hi, p)); err != nil {
+					return err
+				}
+			}
+			b[p] = old
+		}
+		for i := range b {
+			b[i] |= 0x80
+		}
+		return check("all high")
+	}}
 }
 
 func maxDef[T uint8 | uint16 | uint32 | uint64](x []T) T {
@@ -97,83 +81,64 @@ func maxDef[T uint8 | uint16 | uint32 | uint64](x []T) T {
 	return m
 }
 
-// testMax checks one width of the max kernel of every impl.
-func testMax[T uint8 | uint16 | uint32 | uint64](t *testing.T, name string, kernel func(*impl) func([]T) T, seed uint64) {
-	r := rand.New(rand.NewPCG(seed, 23))
+// maxCase checks one width of the max kernel on zeros, full-range values,
+// small values with ties, one larger value at each position (above the rest
+// by one, with the top bit set, the largest of T), and the top bit alone
+// among values just below it; the input must stay as it was.
+func maxCase[T uint8 | uint16 | uint32 | uint64](name string, kernel func(*impl) func([]T) T) *kcase {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
-	top := ^zero
-	rnd := func(shift int) T { return T(r.Uint64()) >> shift }
-	for _, im := range vectorImpls(t) {
-		f := kernel(im)
-		for _, n := range testLengths() {
-			aligns := 64 / size
-			if n > 300 {
-				aligns = 3
+	return &kcase{name: name, elem: size, ks: 1, slots: 1, run: func(im *impl, in *kin) error {
+		f, n := kernel(im), in.n
+		top := ^zero
+		x := take[T](in, 0, n)
+		check := func(what string) error {
+			want, orig := maxDef(x), slices.Clone(x)
+			if got := f(x); got != want {
+				return fmt.Errorf("%s: got %#x, want %#x", what, got, want)
 			}
-			for align := range aligns {
-				x := alignedAt[T](n, align)
-				check := func(what string) {
-					t.Helper()
-					want := maxDef(x)
-					in := slices.Clone(x)
-					if got := f(x); got != want {
-						t.Fatalf("%s %s n=%d align=%d %s: got %#x, want %#x", im.name, name, n, align, what, got, want)
-					}
-					if !slices.Equal(in, x) {
-						t.Fatalf("%s %s n=%d align=%d %s: input modified", im.name, name, n, align, what)
-					}
-				}
-				check("zeros")
-				// Full-range values (half of them with the top bit set) and
-				// values of a few bits, with ties.
-				for i := range x {
-					x[i] = rnd(0)
-				}
-				check("random")
-				shift := 8*size - 3
-				for i := range x {
-					x[i] = rnd(shift)
-				}
-				check("small")
-				// One larger value at each position: above the rest by
-				// one, with the top bit set, and the largest of T; and
-				// just below the top bit among values with it clear.
-				for _, p := range positions(r, n) {
-					old := x[p]
-					for _, v := range []T{1 << (shift + 1), top>>1 + 1, top} {
-						x[p] = v
-						check("one large")
-					}
-					x[p] = old
-				}
-				for i := range x {
-					x[i] = top >> 1
-				}
-				for _, p := range positions(r, n) {
-					x[p] = top>>1 + 1 // the sign bit only: above every other
-					check("sign bit over max signed")
-					x[p] = top >> 1
-				}
+			if !slices.Equal(x, orig) {
+				return fmt.Errorf("%s: input modified", what)
 			}
+			return nil
 		}
-	}
-}
-
-func TestMaxUint8(t *testing.T) {
-	testMax(t, "max8", func(im *impl) func([]uint8) uint8 { return im.max8 }, 8)
-}
-
-func TestMaxUint16(t *testing.T) {
-	testMax(t, "max16", func(im *impl) func([]uint16) uint16 { return im.max16 }, 16)
-}
-
-func TestMaxUint32(t *testing.T) {
-	testMax(t, "max32", func(im *impl) func([]uint32) uint32 { return im.max32 }, 32)
-}
-
-func TestMaxUint64(t *testing.T) {
-	testMax(t, "max64", func(im *impl) func([]uint64) uint64 { return im.max64 }, 64)
+		clear(x)
+		if err := check("zeros"); err != nil {
+			return err
+		}
+		fill(in.g, x)
+		if err := check("random"); err != nil {
+			return err
+		}
+		shift := 8*size - 3
+		for i := range x {
+			x[i] >>= shift
+		}
+		if err := check("small"); err != nil {
+			return err
+		}
+		for _, p := range positions(in.g, n) {
+			old := x[p]
+			for _, v := range []T{1 << (shift + 1), top>>1 + 1, top} {
+				x[p] = v
+				if err := check(fmt.Sprintf("%#x at %d", v, p)); err != nil {
+					return err
+				}
+			}
+			x[p] = old
+		}
+		for i := range x {
+			x[i] = top >> 1
+		}
+		for _, p := range positions(in.g, n) {
+			x[p] = top>>1 + 1 // the sign bit only: above every other
+			if err := check(fmt.Sprintf("sign bit over max signed at %d", p)); err != nil {
+				return err
+			}
+			x[p] = top >> 1
+		}
+		return nil
+	}}
 }
 
 func TestScansExported(t *testing.T) {
