@@ -875,19 +875,3 @@ func (b *blockBuilder) runEnds(p *plan, fields []arrow.Field, n int) {
 	b.buffer(buf)
 	b.node(p.children[1], fields[1], valuesRows, mayBeNull)
 }
-
-// putUint stores value i of b, of width bytes, as v cut to that width.
-// (Unlike the encoder's putRunEnd it takes 64 bits on every platform, for
-// run ends that do not fit an int on 32-bit ones.)
-func putUint(b []byte, i, width int, v uint64) {
-	switch width {
-	case 1:
-		b[i] = byte(v)
-	case 2:
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	case 4:
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
-	default:
-		binary.LittleEndian.PutUint64(b[8*i:], v)
-	}
-}

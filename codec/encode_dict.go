@@ -126,7 +126,7 @@ func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
 					unsupportedf("the batches' dictionaries together hold more values than %s indices reach", s.d.DataType())
 				}
 			}
-			putIndex(dst, at+i, p.width, uint64(v))
+			putUint(dst, at+i, p.width, uint64(v))
 		}
 		base += dn
 		at += s.n
@@ -170,14 +170,14 @@ func transposeIndices(p *plan, s *seg, dst []byte, tr []int32) {
 	bm := s.bm
 	for i := range s.n {
 		if !isValid(bm, s.off+i) {
-			putIndex(dst, i, p.width, 0)
+			putUint(dst, i, p.width, 0)
 			continue
 		}
 		v := dictIndex(src, i, p.width, p.signed)
 		if v < 0 || v >= int64(len(tr)) {
 			invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, len(tr))
 		}
-		putIndex(dst, i, p.width, uint64(tr[v]))
+		putUint(dst, i, p.width, uint64(tr[v]))
 	}
 }
 
@@ -205,7 +205,9 @@ func dictIndex(b []byte, i, width int, signed bool) int64 {
 	}
 }
 
-func putIndex(b []byte, i, width int, v uint64) {
+// putUint stores value i of b, of width bytes (1, 2, 4 or 8), as v cut to
+// that width: dictionary indices and run ends.
+func putUint(b []byte, i, width int, v uint64) {
 	switch width {
 	case 1:
 		b[i] = byte(v)

@@ -728,7 +728,7 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 		if dst != nil {
 			ends := runEndReader{b: bytesOf(re.Buffers()[1]), off: re.Offset(), width: p.width}
 			for i := range k {
-				putRunEnd(dst, at+i, p.width, min(ends.at(first+i)-s.off, s.n)+acc)
+				putUint(dst, at+i, p.width, uint64(min(ends.at(first+i)-s.off, s.n)+acc))
 			}
 		}
 		if c.w.counting() {
@@ -787,15 +787,4 @@ func (r runEndReader) search(n, v int) int {
 		}
 	}
 	return lo
-}
-
-func putRunEnd(b []byte, i, width, v int) {
-	switch width {
-	case 2:
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	case 4:
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
-	default:
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
-	}
 }
