@@ -34,6 +34,7 @@ type seg struct {
 type encoding struct {
 	w    writer
 	segs []seg // column i's segs are segs[i*k:(i+1)*k]; child segs above them
+	hw   int   // the most segs ever held: reset clears no further
 	// The sizing pass logs the child segs of every node in the order it
 	// visits them (log, and logn their counts per node); the writing pass
 	// replays them from lp, li instead of looking at the children again,
@@ -50,9 +51,9 @@ type encoding struct {
 // reset forgets everything c refers to, so that a pooled encoding keeps no
 // arrays alive.
 func (c *encoding) reset() {
-	clear(c.segs[:cap(c.segs)])
-	c.segs = c.segs[:0]
-	clear(c.log[:cap(c.log)])
+	clear(c.segs[:c.hw])
+	c.segs, c.hw = c.segs[:0], 0
+	clear(c.log)
 	c.log, c.logn, c.lp, c.li = c.log[:0], c.logn[:0], 0, 0
 	c.spans = c.spans[:0]
 	for _, d := range c.dicts {
@@ -99,6 +100,7 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 	}
 	s.whole = off == d.Offset() && n == d.Len()
 	c.segs = append(c.segs, s)
+	c.hw = max(c.hw, len(c.segs))
 }
 
 // child writes the node of plan p from its child segs: in the sizing pass
