@@ -115,6 +115,14 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		p.children = append(p.children, c)
 		return nil
 	}
+	fields := func(fs []arrow.Field) error {
+		for _, f := range fs {
+			if err := child(f.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch t := layout.(type) {
 	case *arrow.NullType:
 		p.kind = kNull
@@ -155,49 +163,29 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		return p, child(t.Elem())
 	case *arrow.StructType:
 		p.kind = kStruct
-		for _, f := range t.Fields() {
-			if err := child(f.Type); err != nil {
-				return nil, err
-			}
+		if err := fields(t.Fields()); err != nil {
+			return nil, err
 		}
 	case arrow.UnionType:
-		p.kind = kSparseUnion
-		if t.Mode() == arrow.DenseMode {
-			p.kind = kDenseUnion
+		if err := p.union(t); err != nil {
+			return nil, err
 		}
-		var m [128]int8
-		for i := range m {
-			m[i] = -1
-		}
-		for i, code := range t.TypeCodes() {
-			if code < 0 || i > 127 {
-				return nil, fmt.Errorf("%w: %s has type code %d", ErrUnsupported, dt, code)
-			}
-			m[code] = int8(i)
-		}
-		p.unionChild = &m
-		for _, f := range t.Fields() {
-			if err := child(f.Type); err != nil {
-				return nil, err
-			}
+		if err := fields(t.Fields()); err != nil {
+			return nil, err
 		}
 	case *arrow.DictionaryType:
 		p.kind = kDict
-		iw, ok := t.IndexType.(arrow.FixedWidthDataType)
-		if !ok || !arrow.IsInteger(t.IndexType.ID()) {
+		if p.width = intWidth(t.IndexType); p.width == 0 {
 			return nil, fmt.Errorf("%w: dictionary index type %s", ErrUnsupported, t.IndexType)
 		}
-		p.width = iw.BitWidth() / 8
 		p.signed = arrow.IsSignedInteger(t.IndexType.ID())
 		p.transpose = transposable(p.width)
 		return p, child(t.ValueType)
 	case *arrow.RunEndEncodedType:
 		p.kind = kRunEnd
-		re, ok := t.RunEnds().(arrow.FixedWidthDataType)
-		if !ok || !arrow.IsInteger(t.RunEnds().ID()) {
+		if p.width = intWidth(t.RunEnds()); p.width == 0 {
 			return nil, fmt.Errorf("%w: run end type %s", ErrUnsupported, t.RunEnds())
 		}
-		p.width = re.BitWidth() / 8
 		if err := child(t.RunEnds()); err != nil {
 			return nil, err
 		}
@@ -205,26 +193,63 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		p.children[0].transpose = false
 		return p, child(t.Encoded())
 	case arrow.FixedWidthDataType:
-		// Numbers, decimals, dates, times, timestamps, durations,
-		// intervals, float16, fixed_size_binary.
-		bits := t.BitWidth()
-		if bits <= 0 || bits%8 != 0 {
-			return nil, fmt.Errorf("%w: fixed-width type %s of %d bits", ErrUnsupported, dt, bits)
-		}
-		p.kind, p.width = kFixed, bits/8
-		// Transposing gathers the high bytes of integers, decimals and
-		// temporal values, which are mostly alike. Floats with random
-		// mantissas and opaque fixed-size binary grew when transposed on
-		// the benchmark batches, so they stay as they are.
-		switch t.ID() {
-		case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.FIXED_SIZE_BINARY:
-		default:
-			p.transpose = transposable(p.width)
+		if err := p.fixedWidth(t); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("%w: type %s", ErrUnsupported, dt)
 	}
 	return p, nil
+}
+
+// intWidth returns the bytes of an integer type, or 0 for other types.
+func intWidth(dt arrow.DataType) int {
+	if t, ok := dt.(arrow.FixedWidthDataType); ok && arrow.IsInteger(dt.ID()) {
+		return t.BitWidth() / 8
+	}
+	return 0
+}
+
+// union fills in a union's kind and the map from its type codes to its
+// children.
+func (p *plan) union(t arrow.UnionType) error {
+	p.kind = kSparseUnion
+	if t.Mode() == arrow.DenseMode {
+		p.kind = kDenseUnion
+	}
+	var m [128]int8
+	for i := range m {
+		m[i] = -1
+	}
+	for i, code := range t.TypeCodes() {
+		if code < 0 || i > 127 {
+			return fmt.Errorf("%w: %s has type code %d", ErrUnsupported, p.dt, code)
+		}
+		m[code] = int8(i)
+	}
+	p.unionChild = &m
+	return nil
+}
+
+// fixedWidth fills in the plan of a fixed-width type: numbers, decimals,
+// dates, times, timestamps, durations, intervals, float16 and
+// fixed_size_binary.
+func (p *plan) fixedWidth(t arrow.FixedWidthDataType) error {
+	bits := t.BitWidth()
+	if bits <= 0 || bits%8 != 0 {
+		return fmt.Errorf("%w: fixed-width type %s of %d bits", ErrUnsupported, p.dt, bits)
+	}
+	p.kind, p.width = kFixed, bits/8
+	// Transposing gathers the high bytes of integers, decimals and
+	// temporal values, which are mostly alike. Floats with random
+	// mantissas and opaque fixed-size binary grew when transposed on
+	// the benchmark batches, so they stay as they are.
+	switch t.ID() {
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.FIXED_SIZE_BINARY:
+	default:
+		p.transpose = transposable(p.width)
+	}
+	return nil
 }
 
 func (k kind) String() string {
