@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -74,11 +75,7 @@ func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
-	if err := w.Write(rec); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
+	if err := ipcWrite(&buf, rec, ipcOptions(rec.Schema(), None, 1)); err != nil {
 		return nil, err
 	}
 	c.ipc = buf.Bytes()
@@ -94,6 +91,50 @@ func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
 		c.floor = append(c.floor, newFloorNode(col.Data()))
 	}
 	return c, nil
+}
+
+// ipcOptions returns the options of arrow-go's IPC writer for compression
+// c on conc goroutines: the same codec, or LZ4 for MinLZ, which IPC lacks.
+func ipcOptions(schema *arrow.Schema, c Compression, conc int) []ipc.Option {
+	opts := []ipc.Option{ipc.WithSchema(schema)}
+	switch c {
+	case LZ4, MinLZ:
+		opts = append(opts, ipc.WithLZ4())
+	case Zstd:
+		opts = append(opts, ipc.WithZstd())
+	}
+	if c != None && conc > 1 {
+		opts = append(opts, ipc.WithCompressConcurrency(conc))
+	}
+	return opts
+}
+
+// ipcWrite writes rec into buf, emptied first, as a self-contained IPC
+// stream (schema, batch, end marker), as a shuffle using IPC per block does.
+func ipcWrite(buf *bytes.Buffer, rec arrow.RecordBatch, opts []ipc.Option) error {
+	buf.Reset()
+	w := ipc.NewWriter(buf, opts...)
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// ipcRead reads the one batch of a self-contained IPC stream, as a user
+// would, and releases it.
+func ipcRead(data []byte) error {
+	r, err := ipc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	if !r.Next() {
+		return fmt.Errorf("ipc reader: no batch: %v", r.Err())
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	rec.Release()
+	return nil
 }
 
 // alignedBytes returns n bytes starting at an 8-byte aligned address.
@@ -199,16 +240,11 @@ func BenchmarkEncode(b *testing.B) {
 			})
 			b.Run("ipc", func(b *testing.B) {
 				var buf bytes.Buffer
-				schema := c.rec.Schema()
+				opts := ipcOptions(c.rec.Schema(), None, 1)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))
 				for b.Loop() {
-					buf.Reset()
-					w := ipc.NewWriter(&buf, ipc.WithSchema(schema))
-					if err := w.Write(c.rec); err != nil {
-						b.Fatal(err)
-					}
-					if err := w.Close(); err != nil {
+					if err := ipcWrite(&buf, c.rec, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -246,17 +282,9 @@ func BenchmarkDecode(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))
 				for b.Loop() {
-					r, err := ipc.NewReader(bytes.NewReader(c.ipc))
-					if err != nil {
+					if err := ipcRead(c.ipc); err != nil {
 						b.Fatal(err)
 					}
-					if !r.Next() {
-						b.Fatal("ipc reader: no batch", r.Err())
-					}
-					rec := r.RecordBatch()
-					rec.Retain()
-					r.Release()
-					rec.Release()
 				}
 				c.reportSizes(b)
 			})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 // BenchmarkCompressed compares, per shape and codec and side by side in one
@@ -22,10 +21,6 @@ func BenchmarkCompressed(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
 		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
 			name := fmt.Sprintf("%s/%s", c.name, comp)
-			ipcOpt := ipc.WithLZ4()
-			if comp == Zstd {
-				ipcOpt = ipc.WithZstd()
-			}
 			for _, n := range []int{1, 2} {
 				opts := []Option{WithCompression(comp), WithConcurrency(n)}
 				enc := must(NewEncoder(c.rec.Schema(), opts...))
@@ -49,45 +44,29 @@ func BenchmarkCompressed(b *testing.B) {
 					}
 					b.ReportMetric(float64(len(block)), "B/block")
 				})
-				ipcOpts := []ipc.Option{ipc.WithSchema(c.rec.Schema()), ipcOpt}
-				if n > 1 {
-					ipcOpts = append(ipcOpts, ipc.WithCompressConcurrency(n))
-				}
+				iopts := ipcOptions(c.rec.Schema(), comp, n)
 				var stream bytes.Buffer
-				writeIPC := func() {
-					stream.Reset()
-					w := ipc.NewWriter(&stream, ipcOpts...)
-					if err := w.Write(c.rec); err != nil {
-						b.Fatal(err)
-					}
-					if err := w.Close(); err != nil {
-						b.Fatal(err)
-					}
-				}
 				b.Run(fmt.Sprintf("%s/encode/ipc/conc=%d", name, n), func(b *testing.B) {
 					b.ReportAllocs()
 					b.SetBytes(int64(len(c.block)))
 					for b.Loop() {
-						writeIPC()
+						if err := ipcWrite(&stream, c.rec, iopts); err != nil {
+							b.Fatal(err)
+						}
 					}
 					b.ReportMetric(float64(stream.Len()), "B/block")
 				})
-				writeIPC()
+				if err := ipcWrite(&stream, c.rec, iopts); err != nil {
+					b.Fatal(err)
+				}
 				data := bytes.Clone(stream.Bytes())
 				b.Run(fmt.Sprintf("%s/decode/ipc/conc=%d", name, n), func(b *testing.B) {
 					b.ReportAllocs()
 					b.SetBytes(int64(len(c.block)))
 					for b.Loop() {
-						r, err := ipc.NewReader(bytes.NewReader(data))
-						if err != nil {
+						if err := ipcRead(data); err != nil {
 							b.Fatal(err)
 						}
-						if !r.Next() {
-							b.Fatal("ipc reader: no batch", r.Err())
-						}
-						r.RecordBatch().Retain()
-						r.RecordBatch().Release()
-						r.Release()
 					}
 					b.ReportMetric(float64(len(data)), "B/block")
 				})

@@ -21,11 +21,10 @@ func BenchmarkStream(b *testing.B) {
 	raw := must(must(NewEncoder(rec.Schema())).Append(nil, rec))
 	total := int64(len(raw)) * blocks
 
-	ipcOpts := map[Compression][]ipc.Option{None: nil, LZ4: {ipc.WithLZ4()}, Zstd: {ipc.WithZstd()}}
 	for _, c := range []Compression{None, LZ4, Zstd} {
 		var apk, arrow bytes.Buffer
 		w := must(NewWriter(&apk, rec.Schema(), WithCompression(c)))
-		iw := ipc.NewWriter(&arrow, append([]ipc.Option{ipc.WithSchema(rec.Schema())}, ipcOpts[c]...)...)
+		iw := ipc.NewWriter(&arrow, ipcOptions(rec.Schema(), c, 1)...)
 		for range blocks {
 			if err := w.Write(rec); err != nil {
 				b.Fatal(err)
@@ -57,7 +56,7 @@ func BenchmarkStream(b *testing.B) {
 			b.SetBytes(total)
 			b.ReportMetric(float64(arrow.Len()), "file-B")
 			for b.Loop() {
-				w := ipc.NewWriter(io.Discard, append([]ipc.Option{ipc.WithSchema(rec.Schema())}, ipcOpts[c]...)...)
+				w := ipc.NewWriter(io.Discard, ipcOptions(rec.Schema(), c, 1)...)
 				for range blocks {
 					if err := w.Write(rec); err != nil {
 						b.Fatal(err)
