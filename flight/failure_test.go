@@ -88,15 +88,27 @@ func TestServerStoppedMidDoGet(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Release()
+			// The client reads while the server sends: without a reader,
+			// gRPC's flow control can hold the server back before the
+			// stall (seen on a slow emulated arm64).
+			read := make(chan int, 1)
+			go func() {
+				n := 0
+				for r.Next() {
+					n++
+				}
+				read <- n
+			}()
+			reached := false
 			select {
 			case <-ss.stalled:
+				reached = true
 			case <-ctx.Done():
-				t.Fatal("the server never reached the stall")
 			}
 			ts.stop()
-			n := 0
-			for r.Next() {
-				n++
+			n := <-read
+			if !reached {
+				t.Fatal("the server never reached the stall")
 			}
 			// gRPC may drop what it had buffered when the connection
 			// breaks, but never more than the whole batches sent arrive.
