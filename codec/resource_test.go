@@ -18,9 +18,7 @@ import (
 // of each input byte and check, by counting (heap bytes allocated, bytes
 // hashed or covered), never by timing, that the decoder stays in proportion
 // to its input: decodeAllocBound, the same bound FuzzStructured holds decodes to.
-// Each logs its ratios so that the worst can be quoted. Checks that fail
-// because of a bug already known (knownBugs) only log until the entry is
-// set to false.
+// Each logs its ratios so that the worst can be quoted.
 
 // handBlock returns a block of schema with rows rows whose raw body is body,
 // stored as it is (comp None) or compressed in one chunk by wrapCompressed.
@@ -84,18 +82,14 @@ func decodeResource(t *testing.T, schema *arrow.Schema, block []byte, opts ...Op
 
 // checkBound fails if r allocated more than decodeAllocBound, or only logs it if
 // the bug is known.
-func checkBound(t *testing.T, r resource, maxBlock int, knownBug bool, name string) {
+func checkBound(t *testing.T, r resource, maxBlock int) {
 	t.Helper()
 	declared := r.declared
 	if declared > maxBlock {
 		declared = 0
 	}
 	bound := decodeAllocBound(r.in, declared)
-	switch {
-	case r.allocated <= bound:
-	case knownBug:
-		t.Logf("KNOWN BUG (knownBugs.%s): %d bytes allocated, the bound is %d", name, r.allocated, bound)
-	default:
+	if r.allocated > bound {
 		t.Errorf("%d bytes allocated, the bound is %d", r.allocated, bound)
 	}
 }
@@ -163,7 +157,7 @@ func TestResourceEmptyDataBuffers(t *testing.T) {
 				schema, block := emptyBuffersBlock(count, comp)
 				r := decodeResource(t, schema, block)
 				t.Logf("%.1f bytes allocated per empty buffer", float64(r.allocated)/float64(count))
-				checkBound(t, r, DefaultMaxBlockSize, false, "")
+				checkBound(t, r, DefaultMaxBlockSize)
 			})
 		}
 	}
@@ -197,7 +191,7 @@ func TestResourceBombs(t *testing.T) {
 				if r.err == nil {
 					t.Errorf("a bomb decoded without error")
 				}
-				checkBound(t, r, DefaultMaxBlockSize, comp == Zstd && knownBugs.zstdBombs, "zstdBombs")
+				checkBound(t, r, DefaultMaxBlockSize)
 			})
 		}
 	}
@@ -286,7 +280,7 @@ func TestResourceHugeRows(t *testing.T) {
 			if r.err != nil {
 				t.Errorf("a sound block was refused: %v", r.err)
 			}
-			checkBound(t, r, DefaultMaxBlockSize, false, "")
+			checkBound(t, r, DefaultMaxBlockSize)
 		})
 	}
 }

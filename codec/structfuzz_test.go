@@ -17,21 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// knownBugs lists the shapes of input that the structure-aware builders
-// avoid, and the resource checks that only log, because they hit bugs
-// already filed (issue 9) and pinned by a test in findings_test.go (build
-// tag findings). Set an entry to false when its fix lands; FuzzStructured,
-// TestStructured and the resource tests then cover the shape again.
-var knownBugs = struct {
-	// zstdBombs: a zstd chunk that decompresses to more than it declares
-	// allocates the whole overrun before the length check
-	// (TestFindingZstdBomb); the builder overruns zstd chunks by 8 bytes
-	// only.
-	zstdBombs bool
-}{
-	zstdBombs: false, // fixed: codec/decompress.go checks the frame and caps DecodeAll
-}
-
 // structMaxBlock is the WithMaxBlockSize of the structured decoders: it
 // keeps hostile raw lengths from costing each input hundreds of MiB.
 const structMaxBlock = 4 << 20
