@@ -334,24 +334,7 @@ func TestAppendBatchesDictionaries(t *testing.T) {
 					ib.AppendNull()
 					continue
 				}
-				switch b := ib.(type) {
-				case *array.Int8Builder:
-					b.Append(int8(v))
-				case *array.Uint8Builder:
-					b.Append(uint8(v))
-				case *array.Int16Builder:
-					b.Append(int16(v))
-				case *array.Uint16Builder:
-					b.Append(uint16(v))
-				case *array.Int32Builder:
-					b.Append(int32(v))
-				case *array.Uint32Builder:
-					b.Append(uint32(v))
-				case *array.Int64Builder:
-					b.Append(int64(v))
-				case *array.Uint64Builder:
-					b.Append(uint64(v))
-				}
+				randbatch.AppendInt(ib, int64(v))
 			}
 			ia := ib.NewArray()
 			defer ia.Release()

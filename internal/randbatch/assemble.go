@@ -313,7 +313,7 @@ func (g *gen) dictionary(dt *arrow.DictionaryType, n int, nullable bool) arrow.A
 			if skewed {
 				i = g.r.IntN(i + 1)
 			}
-			appendInt(b, int64(i))
+			AppendInt(b, int64(i))
 		}
 		return g.maybeDropValidity(b.NewArray())
 	})
@@ -350,13 +350,13 @@ func (g *gen) runEndEncoded(dt *arrow.RunEndEncodedType, n int) arrow.Array {
 		b := array.NewBuilder(g.mem, dt.RunEnds())
 		defer b.Release()
 		for i := range lead { // what a longer array's first runs might have been
-			appendInt(b, int64(i+1))
+			AppendInt(b, int64(i+1))
 		}
 		for _, e := range ends {
-			appendInt(b, e)
+			AppendInt(b, e)
 		}
 		for i := range total - lead - len(ends) {
-			appendInt(b, int64(min(n+i+1, maxRunEnd(dt.RunEnds()))))
+			AppendInt(b, int64(min(n+i+1, maxRunEnd(dt.RunEnds()))))
 		}
 		return g.maybeDropValidity(b.NewArray())
 	})

@@ -338,7 +338,7 @@ func (d *distinct) append(b array.Builder, id int) {
 	x := d.base + int64(id)*d.stride
 	str := fmt.Sprintf("%s-%07d", d.prefix, id)
 	bin := fmt.Appendf(nil, "%s\x00%c%c%c", d.prefix, byte(id>>16), byte(id>>8), byte(id))
-	if appendInt(b, x) {
+	if AppendInt(b, x) {
 		return
 	}
 	switch b := b.(type) {
@@ -395,9 +395,9 @@ func (g *gen) distinctIDs(k int, sorted bool, limit int) []int {
 	return ids
 }
 
-// appendInt appends x, truncated to the width, to b if b builds an integer
+// AppendInt appends x, truncated to the width, to b if b builds an integer
 // type, and reports whether it did.
-func appendInt(b array.Builder, x int64) bool {
+func AppendInt(b array.Builder, x int64) bool {
 	switch b := b.(type) {
 	case *array.Int8Builder:
 		b.Append(int8(x))
