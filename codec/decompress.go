@@ -82,11 +82,9 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 // decompress returns the raw block (header and body) of a compressed one:
 // block's header, with the compression and flags cleared, and the
 // decompressed body, in an 8-byte aligned buffer from d.pool that goes back
-// to it on its last Release. h has been checked by parseHeader.
+// to it on its last Release. h has been checked by parseHeader, and h.raw
+// against WithMaxBlockSize by the Decoder.
 func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error) {
-	if h.raw > d.maxBlock {
-		return nil, corruptf("block body of %d bytes once decompressed is above the limit of %d (WithMaxBlockSize)", h.raw, d.maxBlock)
-	}
 	body := block[headerSize:]
 	// Check the whole section table before allocating anything.
 	ncomp := 0
