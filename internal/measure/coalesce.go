@@ -259,12 +259,7 @@ func readArrowpack(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer rd.Release()
-	n := 0
-	for rd.Next() {
-		n++
-	}
-	return n, rd.Err()
+	return countBatches(rd)
 }
 
 // readIPC reads an IPC stream to the end and returns the number of batches
@@ -274,6 +269,12 @@ func readIPC(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return countBatches(rd)
+}
+
+// countBatches reads rd to the end, releases it and returns the number of
+// batches it held.
+func countBatches(rd array.RecordReader) (int, error) {
 	defer rd.Release()
 	n := 0
 	for rd.Next() {
