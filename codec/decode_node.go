@@ -284,10 +284,7 @@ func (s *decodeState) views(p *plan, pt *parts, n int) error {
 	default:
 		return corruptf("%d view data buffers at byte %d; a block has at most one", count, at)
 	}
-	var valid []byte
-	if pt.bufs[0] != nil {
-		valid = pt.bufs[0].Bytes()
-	}
+	valid := pt.validity()
 	pos := 0 // where the next out-of-line value must start in data
 	for i := range n {
 		v := vb[i*16 : i*16+16]
@@ -422,10 +419,7 @@ func (s *decodeState) dictionary(p *plan, pt *parts, n int) error {
 		return err
 	}
 	pt.dict = dict
-	var valid []byte
-	if pt.bufs[0] != nil {
-		valid = pt.bufs[0].Bytes()
-	}
+	valid := pt.validity()
 	if i, ok := indicesInRange(b, p.width, p.signed, dict.Len(), valid); !ok {
 		return corruptf("dictionary index of row %d is outside the dictionary of %d values", i, dict.Len())
 	}

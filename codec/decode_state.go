@@ -79,6 +79,14 @@ type parts struct {
 	dict     *array.Data
 }
 
+// validity returns the node's validity bitmap, nil when every row is valid.
+func (pt *parts) validity() []byte {
+	if pt.bufs[0] == nil {
+		return nil
+	}
+	return pt.bufs[0].Bytes()
+}
+
 func (pt *parts) release() {
 	for _, b := range pt.bufs {
 		if b != nil {
