@@ -245,7 +245,7 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	// parseSchema bounded the schema's depth and size, which bounds the
+	// ReadSchema bounded the schema's depth and size, which bounds the
 	// work of fingerprinting a later stream's schema.
 	if r.schema != nil && fingerprint(schema) != r.dec.fingerprint {
 		return nil, fmt.Errorf("%w: a stream of schema %s follows one of %s", ErrSchemaMismatch, schema, r.schema)
@@ -259,7 +259,9 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 // holds). Unlike arrow-go's IPC reader, which trusts the message's counts
 // and offsets (a hostile one crashes the process or allocates without
 // bound), it verifies every offset, count and depth first, so any bytes give
-// a schema or an error wrapping ErrCorrupt.
+// a schema or an error wrapping ErrCorrupt. Recovering from a panic inside
+// arrow-go is a second line only, reported to onRecoveredPanic like any
+// other.
 func ReadSchema(b []byte) (schema *arrow.Schema, err error) {
 	if err := verifySchemaMessage(b); err != nil {
 		return nil, err
