@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // BenchmarkCompressed compares, per shape and codec and side by side in one
@@ -83,14 +81,8 @@ func BenchmarkDecide(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
 		for _, comp := range []Compression{LZ4, Zstd, MinLZ} {
 			enc := must(NewEncoder(c.rec.Schema(), WithCompression(comp)))
-			ec, rows, size, err := enc.sized([]arrow.RecordBatch{c.rec})
-			if err != nil {
-				b.Fatal(err)
-			}
-			sp, raw := enc.rawBuffer(size)
-			ss := &sectionScratch{}
-			ss.marks = enc.writeMarked(raw, ec, 1, rows, enc.cfg.transforms, make([]int, 0, 64))
-			enc.putEncoding(ec)
+			raw, marks := encodeMarked(b, enc, c.rec, enc.cfg.transforms)
+			ss := &sectionScratch{marks: marks}
 			b.Run(fmt.Sprintf("%s/%s", c.name, comp), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))
@@ -98,7 +90,6 @@ func BenchmarkDecide(b *testing.B) {
 					ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1)
 				}
 			})
-			enc.scratch.Put(sp)
 		}
 	}
 }

@@ -14,26 +14,11 @@ import (
 // splits one batch) it is written once and the indices as they are;
 // otherwise the dictionaries are unified with arrow-go's unifier and the
 // indices rewritten to the unified one. Either way the node is what
-// encoding array.Concatenate's result gives. The choice is made in the
-// sizing pass and kept for the writing pass.
+// encoding array.Concatenate's result gives.
 func (c *encoding) dict(p *plan, segs []seg, n int) {
-	var dc dictCat
-	if c.w.counting() {
-		dc = resolveDicts(p, segs, n)
-		c.dicts = append(c.dicts, dc)
-	} else {
-		dc = c.dicts[c.di]
-		c.di++
-	}
+	dc := resolveDicts(p, segs, n)
 	mark := len(c.segs)
 	switch {
-	case !c.w.counting():
-		// The dictionary's seg is in the log.
-		if dc.indices == nil {
-			c.fixed(segs, n, p.width, p.transpose)
-		} else {
-			c.w.values(dc.indices, p.width, p.transpose)
-		}
 	case dc.concat:
 		c.w.values(dc.indices, p.width, p.transpose)
 		for si := range segs {
@@ -48,6 +33,7 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 			c.push(d, d.Offset(), d.Len())
 		}
 	default:
+		c.dicts = append(c.dicts, dc.dict)
 		c.w.values(dc.indices, p.width, p.transpose)
 		d := dc.dict.Data()
 		c.push(d, d.Offset(), d.Len())

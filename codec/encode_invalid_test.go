@@ -118,12 +118,21 @@ func rawBlock(t testing.TB, e *Encoder, rec arrow.RecordBatch, size int, xf flag
 // compressed one would be.
 func encodeRaw(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) []byte {
 	t.Helper()
-	c, rows, size, err := e.sized([]arrow.RecordBatch{rec})
+	raw, _ := encodeMarked(t, e, rec, xf)
+	return raw
+}
+
+// encodeMarked is encodeRaw that also returns where the raw block's body
+// may be cut into sections, as a compressing Encoder marks them.
+func encodeMarked(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) ([]byte, []int) {
+	t.Helper()
+	c, rows, err := e.gather([]arrow.RecordBatch{rec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.putEncoding(c)
-	raw := unsafeBytes(make([]uint64, (size+7)/8))[:size]
-	e.write(raw, c, 1, rows, xf)
-	return raw
+	w := newWriter(nil, 0)
+	w.xf, w.marking = xf, true
+	raw := e.writeBlock(c, w, 1, rows)
+	return raw, c.w.marks
 }

@@ -29,20 +29,12 @@ type seg struct {
 // written. It is pooled by the Encoder, so coalescing allocates nothing in
 // the steady state.
 type encoding struct {
-	w    writer
-	segs []seg // column i's segs are segs[i*k:(i+1)*k]; child segs above them
-	hw   int   // the most segs ever held: reset clears no further
-	// The sizing pass logs the child segs of every node in the order it
-	// visits them (log, and logn their counts per node); the writing pass
-	// replays them from lp, li instead of looking at the children again,
-	// so that it touches little but the bytes it copies.
-	log    []seg
-	logn   []int
-	lp, li int
-	spans  [][2]int  // dense unions: a stack of the per-batch, per-child ranges
-	dicts  []dictCat // dictionaries resolved in the sizing pass, in node order
-	di     int       // the next of dicts the writing pass takes
-	gbuf   []byte    // transposing the values of several segs: their concatenation
+	w     writer
+	segs  []seg         // column i's segs are segs[i*k:(i+1)*k]; child segs above them
+	hw    int           // the most segs ever held: reset clears no further
+	spans [][2]int      // dense unions: a stack of the per-batch, per-child ranges
+	dicts []arrow.Array // dictionaries unified for the block, released by reset
+	gbuf  []byte        // transposing the values of several segs: their concatenation
 }
 
 // reset forgets everything c refers to, so that a pooled encoding keeps no
@@ -50,16 +42,12 @@ type encoding struct {
 func (c *encoding) reset() {
 	clear(c.segs[:c.hw])
 	c.segs, c.hw = c.segs[:0], 0
-	clear(c.log)
-	c.log, c.logn, c.lp, c.li = c.log[:0], c.logn[:0], 0, 0
 	c.spans = c.spans[:0]
 	for _, d := range c.dicts {
-		if d.dict != nil {
-			d.dict.Release()
-		}
+		d.Release()
 	}
 	clear(c.dicts)
-	c.dicts, c.di = c.dicts[:0], 0
+	c.dicts = c.dicts[:0]
 	c.w = writer{}
 }
 
@@ -82,7 +70,15 @@ func unsupportedf(format string, args ...any) {
 
 // push adds a seg of rows [off, off+n) of d to the stack.
 func (c *encoding) push(d arrow.ArrayData, off, n int) {
-	s := seg{d: d, off: off, n: n}
+	c.segs = append(c.segs, seg{})
+	c.hw = max(c.hw, len(c.segs))
+	c.segs[len(c.segs)-1].set(d, off, n)
+}
+
+// set makes s the seg of rows [off, off+n) of d.
+func (s *seg) set(d arrow.ArrayData, off, n int) {
+	s.d, s.off, s.n = d, off, n
+	s.bm, s.b1, s.b2, s.nulls = nil, nil, nil, 0
 	bufs := d.Buffers()
 	if len(bufs) > 0 && bufs[0] != nil {
 		if s.nulls = d.NullN(); s.nulls != 0 {
@@ -96,25 +92,13 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 		s.b2 = bytesOf(bufs[2])
 	}
 	s.whole = off == d.Offset() && n == d.Len()
-	c.segs = append(c.segs, s)
-	c.hw = max(c.hw, len(c.segs))
 }
 
-// child writes the node of plan p from its child segs: in the sizing pass
-// the segs pushed since mark, which it logs and pops; in the writing pass
-// the next ones of the log (the caller pushes none then).
+// child writes the node of plan p from the child segs pushed since mark,
+// and pops them.
 func (c *encoding) child(p *plan, mark int) {
-	if c.w.counting() {
-		c.logn = append(c.logn, len(c.segs)-mark)
-		c.log = append(c.log, c.segs[mark:]...)
-		c.node(p, c.segs[mark:])
-		c.segs = c.segs[:mark]
-		return
-	}
-	n := c.logn[c.li]
-	segs := c.log[c.lp : c.lp+n]
-	c.li, c.lp = c.li+1, c.lp+n
-	c.node(p, segs)
+	c.node(p, c.segs[mark:])
+	c.segs = c.segs[:mark]
 }
 
 // node writes the concatenation of segs following p. Only the rows of the
@@ -156,9 +140,6 @@ func (c *encoding) node(p *plan, segs []seg) {
 		mark := len(c.segs)
 		for si := range segs {
 			s := &segs[si]
-			if !c.w.counting() {
-				break
-			}
 			ch := s.d.Children()[0]
 			if uint64(s.off+s.n)*uint64(p.width) > uint64(ch.Len()) {
 				invalidf("fixed-size list of %d with rows up to %d has a child of %d values", p.width, s.off+s.n, ch.Len())
@@ -197,9 +178,6 @@ func (c *encoding) sameRowChildren(p *plan, segs []seg) {
 		mark := len(c.segs)
 		for si := range segs {
 			s := &segs[si]
-			if !c.w.counting() {
-				break
-			}
 			ch := s.d.Children()[i]
 			if s.off+s.n > ch.Len() {
 				invalidf("%s with rows up to %d has a child %d of %d rows", p.dt, s.off+s.n, i, ch.Len())

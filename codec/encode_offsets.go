@@ -121,9 +121,6 @@ func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []
 	mark := len(c.segs)
 	for si := range segs {
 		s := &segs[si]
-		if !c.w.counting() {
-			break
-		}
 		o := one
 		if o == nil {
 			o = offsetsOf[T](s)

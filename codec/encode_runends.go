@@ -33,12 +33,10 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 				putUint(dst, at+i, p.width, uint64(min(ends.at(first+i)-s.off, s.n)+acc))
 			}
 		}
-		if c.w.counting() {
-			if first+k > vals.Len() {
-				invalidf("%s: %d runs and %d values", s.d.DataType(), re.Len(), vals.Len())
-			}
-			c.push(vals, vals.Offset()+first, k)
+		if first+k > vals.Len() {
+			invalidf("%s: %d runs and %d values", s.d.DataType(), re.Len(), vals.Len())
 		}
+		c.push(vals, vals.Offset()+first, k)
 		acc += s.n
 		at += k
 	}

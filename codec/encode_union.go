@@ -35,9 +35,6 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 			r[0], r[1] = min(r[0], int(offs[i])), max(r[1], int(offs[i])+1)
 		}
 		for ci := range span {
-			if !c.w.counting() {
-				break
-			}
 			if ch := s.d.Children()[ci]; span[ci][1] > ch.Len() {
 				invalidf("%s: rows reference element %d of child %d of %d", s.d.DataType(), span[ci][1]-1, ci, ch.Len())
 			}
@@ -60,9 +57,6 @@ func (c *encoding) denseUnion(p *plan, segs []seg, n int) {
 		mark := len(c.segs)
 		for k := range segs {
 			s := &segs[k]
-			if !c.w.counting() {
-				break
-			}
 			ch := s.d.Children()[ci]
 			if r := c.spans[base+k*nc+ci]; r[1] > 0 {
 				c.push(ch, ch.Offset()+r[0], r[1]-r[0])

@@ -30,7 +30,8 @@ func (c *encoding) views(segs []seg, n int) {
 			unsupportedf("the batches' views reference more than %d bytes", math.MaxInt32)
 		}
 	}
-	dstViews := c.w.reserve(n * arrow.ViewHeaderSizeBytes)
+	c.w.reserve(n * arrow.ViewHeaderSizeBytes)
+	viewsAt := c.w.pos - pad8(n*arrow.ViewHeaderSizeBytes)
 	nbuf := 0
 	if total > 0 {
 		nbuf = 1
@@ -43,6 +44,7 @@ func (c *encoding) views(segs []seg, n int) {
 	if c.w.counting() {
 		return
 	}
+	dstViews := c.w.at(viewsAt, n*arrow.ViewHeaderSizeBytes)
 	pos, at := 0, 0
 	for si := range segs {
 		s := &segs[si]
@@ -113,13 +115,11 @@ func listViewNode[T int32 | int64](c *encoding, p *plan, segs []seg, n int) {
 				lo, hi = min(lo, offs[i]), max(hi, offs[i]+sz)
 			}
 		}
-		if c.w.counting() {
-			ch := s.d.Children()[0]
-			if !first && (lo < 0 || int64(hi) > int64(ch.Len())) {
-				invalidf("%s: list views reference child elements %d to %d of %d", s.d.DataType(), lo, hi, ch.Len())
-			}
-			c.push(ch, ch.Offset()+int(lo), int(hi-lo))
+		ch := s.d.Children()[0]
+		if !first && (lo < 0 || int64(hi) > int64(ch.Len())) {
+			invalidf("%s: list views reference child elements %d to %d of %d", s.d.DataType(), lo, hi, ch.Len())
 		}
+		c.push(ch, ch.Offset()+int(lo), int(hi-lo))
 		if dst != nil {
 			do := dst[at : at+s.n]
 			for i, sz := range sizes {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -17,9 +18,11 @@ type Encoder struct {
 	plans       []*plan
 	fingerprint uint64
 	cfg         config
-	scratch     sync.Pool   // *[]uint64: aligned room for raw blocks
-	encodings   sync.Pool   // *encoding: the state of AppendBatches calls
-	compressor  *compressor // nil without compression
+	scratch     sync.Pool                // *[]byte: aligned room for raw blocks
+	encodings   sync.Pool                // *encoding: the state of AppendBatches calls
+	spare       atomic.Pointer[encoding] // kept across garbage collections
+	perRow      atomic.Int64             // 16 x bytes per row of the last block that grew: see sizeHint
+	compressor  *compressor              // nil without compression
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -78,7 +81,7 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
 // reach, more rows than a run-end type counts, or dictionaries arrow-go
 // cannot unify. On any error AppendBatches returns dst unchanged.
 func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []byte, err error) {
-	c, rows, size, err := e.sized(recs)
+	c, rows, err := e.gather(recs)
 	if err != nil {
 		return dst, err
 	}
@@ -90,67 +93,64 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 	}()
 	k := len(recs)
 	if e.compressor != nil {
-		return e.appendCompressed(dst, c, k, rows, size), nil
+		return e.appendCompressed(dst, c, k, rows), nil
 	}
-
 	start := len(dst)
-	out := slices.Grow(dst, size)[:start+size]
-	block := out[start:]
-	if aligned(block) {
-		e.write(block, c, k, rows, 0)
-		return out, nil
+	out := dst[:cap(dst)]
+	if cap(dst) > start && !aligned(out[start:]) {
+		// Typed writes need an 8-byte aligned block: write it aside and
+		// copy it in.
+		sp := e.getScratch()
+		defer e.putScratch(sp)
+		raw := e.writeBlock(c, newWriter(*sp, 0), k, rows)
+		*sp = c.w.out
+		return append(dst, raw...), nil
 	}
-	// Typed writes need an 8-byte aligned block: write it elsewhere and
-	// copy it in.
-	sp, tmp := e.rawBuffer(size)
-	defer e.scratch.Put(sp)
-	e.write(tmp, c, k, rows, 0)
-	copy(block, tmp)
-	return out, nil
+	return e.writeBlock(c, newWriter(out, start), k, rows), nil
 }
 
-// sized checks recs against the schema and Arrow's invariants, gathers
-// their columns' segs and sizes their uncompressed block: what
+// gather checks recs against the schema and Arrow's invariants that need no
+// look at the buffers, and pushes the segs of their columns: what
 // AppendBatches does before it writes. The encoding returned is the
 // caller's to give back with putEncoding; on error there is none.
-func (e *Encoder) sized(recs []arrow.RecordBatch) (c *encoding, rows, size int, err error) {
+func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err error) {
 	total := int64(0)
 	for k, rec := range recs {
 		if err := e.checkSchema(rec.Schema()); err != nil {
 			if len(recs) > 1 {
 				err = fmt.Errorf("batch %d: %w", k, err)
 			}
-			return nil, 0, 0, err
+			return nil, 0, err
 		}
 		for i, col := range rec.Columns() {
 			if int64(col.Len()) != rec.NumRows() {
-				return nil, 0, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, k, col.Len(), rec.NumRows())
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, k, col.Len(), rec.NumRows())
 			}
 		}
 		total += rec.NumRows()
 	}
 	if total > maxLength {
-		return nil, 0, 0, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, total, maxLength)
+		return nil, 0, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, total, maxLength)
 	}
-	c, _ = e.encodings.Get().(*encoding)
-	if c == nil {
-		c = new(encoding)
-	}
+	c = e.getEncoding()
 	defer func() {
 		if r := recover(); r != nil {
 			e.putEncoding(c)
 			c, err = nil, recovered(r)
 		}
 	}()
-	for i := range e.plans {
-		for _, rec := range recs {
-			d := rec.Column(i).Data()
-			c.push(d, d.Offset(), d.Len())
+	// Batch by batch, so that each batch's arrays are looked at together,
+	// while the segs go column by column.
+	k := len(recs)
+	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
+	c.hw = max(c.hw, len(c.segs))
+	for r, rec := range recs {
+		for i, col := range rec.Columns() {
+			d := col.Data()
+			c.segs[i*k+r].set(d, d.Offset(), d.Len())
 		}
 	}
-	c.w = writer{}
-	e.body(c, len(recs))
-	return c, int(total), headerSize + c.w.pos, nil
+	return c, int(total), nil
 }
 
 // recovered turns what the encoding functions panicked with into the error
@@ -166,38 +166,60 @@ func recovered(r any) error {
 
 // blockSize returns the size of rec's uncompressed block, after the checks
 // Append makes.
-func (e *Encoder) blockSize(rec arrow.RecordBatch) (int, error) {
-	c, _, size, err := e.sized([]arrow.RecordBatch{rec})
+func (e *Encoder) blockSize(rec arrow.RecordBatch) (size int, err error) {
+	c, rows, err := e.gather([]arrow.RecordBatch{rec})
 	if err != nil {
 		return 0, err
 	}
-	e.putEncoding(c)
-	return size, nil
+	defer e.putEncoding(c)
+	defer func() {
+		if r := recover(); r != nil {
+			size, err = 0, recovered(r)
+		}
+	}()
+	e.writeBlock(c, writer{}, 1, rows)
+	return c.w.pos, nil
+}
+
+// getEncoding returns an encoding to work in: the Encoder's spare one,
+// which outlives garbage collections (a sync.Pool does not: the segs of a
+// thousand small batches would be allocated again after each), or one from
+// the pool.
+func (e *Encoder) getEncoding() *encoding {
+	if c := e.spare.Swap(nil); c != nil {
+		return c
+	}
+	if c, _ := e.encodings.Get().(*encoding); c != nil {
+		return c
+	}
+	return new(encoding)
 }
 
 func (e *Encoder) putEncoding(c *encoding) {
 	c.reset()
-	e.encodings.Put(c)
-}
-
-// rawBuffer returns size bytes of 8-byte aligned memory, and the pooled
-// buffer to give back to e.scratch.
-func (e *Encoder) rawBuffer(size int) (*[]uint64, []byte) {
-	sp, _ := e.scratch.Get().(*[]uint64)
-	if sp == nil || len(*sp)*8 < size {
-		s := make([]uint64, (size+7)/8)
-		sp = &s
+	if !e.spare.CompareAndSwap(nil, c) {
+		e.encodings.Put(c)
 	}
-	return sp, unsafeBytes(*sp)[:size]
 }
 
-// appendCompressed writes the raw block of size bytes aside, compresses the
-// sections of its body worth compressing and appends the compressed block
-// to dst, or the raw block if no section was worth it or the result is not
-// smaller.
-func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) []byte {
-	sp, raw := e.rawBuffer(size)
-	defer e.scratch.Put(sp)
+// getScratch returns pooled room, 8-byte aligned, for writing a block
+// aside; putScratch gives it back, grown or not.
+func (e *Encoder) getScratch() *[]byte {
+	if sp, _ := e.scratch.Get().(*[]byte); sp != nil {
+		return sp
+	}
+	b := alignedAt(64<<10, 0)
+	return &b
+}
+
+func (e *Encoder) putScratch(sp *[]byte) { e.scratch.Put(sp) }
+
+// appendCompressed writes the raw block aside, compresses the sections of
+// its body worth compressing and appends the compressed block to dst, or
+// the raw block if no section was worth it or the result is not smaller.
+func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte {
+	sp := e.getScratch()
+	defer e.putScratch(sp)
 	cp := e.compressor
 	ss, _ := cp.scratch.Get().(*sectionScratch)
 	if ss == nil {
@@ -205,10 +227,12 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) [
 	}
 	defer cp.scratch.Put(ss)
 	xf := e.cfg.transforms
-	if ss.marks == nil {
-		ss.marks = make([]int, 0, 64)
-	}
-	ss.marks = e.writeMarked(raw, c, k, rows, xf, ss.marks[:0])
+	w := newWriter(*sp, 0)
+	w.xf, w.marking, w.marks = xf, true, ss.marks[:0]
+	raw := e.writeBlock(c, w, k, rows)
+	*sp = c.w.out
+	ss.marks, c.w.marks = c.w.marks, nil
+	size := len(raw)
 	body := raw[headerSize:]
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)
 	stored := -1
@@ -220,7 +244,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) [
 	}
 	if stored < 0 || stored >= len(body) {
 		if xf != 0 {
-			e.write(raw, c, k, rows, 0)
+			raw = e.writeBlock(c, newWriter(*sp, 0), k, rows)
 		}
 		return append(dst, raw...)
 	}
@@ -233,30 +257,40 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows, size int) [
 	return dst
 }
 
-// write writes the uncompressed block of the k batches whose column segs c
-// holds into block, which has its exact size, with the transforms xf
-// applied to its buffers (the header records none: it is the caller's to
-// rewrite for a compressed block).
-func (e *Encoder) write(block []byte, c *encoding, k, rows int, xf flags) {
-	e.writeMarked(block, c, k, rows, xf, nil)
+// writeBlock writes with w, in one pass, the uncompressed block of the k
+// batches whose column segs c holds, with w's transforms applied to its
+// buffers (the header records none: it is the caller's to rewrite for a
+// compressed block), and returns what w.block returns then. c.w is w
+// afterwards: where the block went, had it to grow. Writing a block of as
+// many bytes as one already written by e allocates nothing.
+func (e *Encoder) writeBlock(c *encoding, w writer, k, rows int) []byte {
+	c.w = w
+	c.w.hint = e.sizeHint(rows)
+	if !c.w.counting() {
+		c.w.room(headerSize)
+	}
+	c.w.pos = headerSize
+	e.body(c, k)
+	if !c.w.counting() {
+		n := c.w.pos - headerSize
+		h := header{compression: None, fingerprint: e.fingerprint, rows: rows, stored: n, raw: n}
+		h.put(c.w.buf)
+		if c.w.grew {
+			e.perRow.Store(int64(c.w.pos)*16/int64(max(rows, 1)) + 1)
+		}
+		return c.w.block()
+	}
+	return nil
 }
 
-// writeMarked is write that also appends to marks, if not nil, the body
-// offset of every buffer's first byte and of every byte plane of transposed
-// values, in order, and returns marks.
-func (e *Encoder) writeMarked(block []byte, c *encoding, k, rows int, xf flags, marks []int) []int {
-	h := header{compression: None, fingerprint: e.fingerprint, rows: rows,
-		stored: len(block) - headerSize, raw: len(block) - headerSize}
-	h.put(block)
-	c.w = writer{buf: block, pos: headerSize, xf: xf, marks: marks, marking: marks != nil}
-	c.di, c.lp, c.li = 0, 0, 0
-	e.body(c, k)
-	if c.w.pos != len(block) {
-		panic(fmt.Sprintf("arrowpack: block sized %d bytes, written %d", len(block), c.w.pos))
+// sizeHint guesses the size of a block of rows rows from the last block
+// that had to grow: where a writer with too little room grows to at once.
+func (e *Encoder) sizeHint(rows int) int {
+	per := e.perRow.Load()
+	if per == 0 {
+		return 64 << 10
 	}
-	marks = c.w.marks
-	c.w.marks = nil
-	return marks
+	return int(min(int64(rows)*per/16, 1<<30))*9/8 + 4096
 }
 
 // body writes (or, with a counting writer, sizes) the body of the block of

@@ -23,13 +23,22 @@ func pad8(n int) int { return (n + 7) &^ 7 }
 // bufferSize is the number of bytes a buffer of n bytes takes on the wire.
 func bufferSize(n int) int { return 8 + pad8(n) }
 
-// writer fills a block whose size was computed beforehand; it never grows.
-// A writer with a nil buf only counts: it advances pos and writes nothing,
-// which is how an Encoder sizes a block before writing it.
+// writer writes a block in one pass, growing it as it goes. A writer with a
+// nil buf only counts: it advances pos and writes nothing, which is how an
+// Encoder sizes a block without writing it.
 type writer struct {
-	buf []byte
-	pos int
-	xf  flags // the transforms to apply (flagLengths, flagTranspose)
+	// out is where the block goes, whole: out[:start] is what came before
+	// it (an Append's dst), buf is out[start:], the block, of which pos
+	// bytes are written and the rest is room. When the room runs out, out
+	// moves to memory twice as large, with buf still 8-byte aligned: a
+	// slice reserve returned before is then stale.
+	out   []byte
+	start int
+	buf   []byte
+	pos   int
+	xf    flags // the transforms to apply (flagLengths, flagTranspose)
+	hint  int   // the block's likely size, which the first growth makes room for
+	grew  bool
 	// With marking set, reserve appends to marks where each buffer's bytes
 	// start, relative to the body (after the header), and values where
 	// each byte plane of transposed values starts: where a compressing
@@ -38,18 +47,56 @@ type writer struct {
 	marks   []int
 }
 
+// newWriter returns a writer of the block at out[start:], whose first byte
+// must be 8-byte aligned unless there is no room there.
+func newWriter(out []byte, start int) writer {
+	if out == nil {
+		out = []byte{} // a nil buf would only count
+	}
+	return writer{out: out, start: start, buf: out[start:]}
+}
+
 func (w *writer) counting() bool { return w.buf == nil }
+
+// room makes sure n more bytes fit in the block.
+func (w *writer) room(n int) {
+	if n > len(w.buf)-w.pos {
+		w.grow(n)
+	}
+}
+
+func (w *writer) grow(n int) {
+	need := w.start + w.pos + n
+	if need < 0 || n < 0 {
+		unsupportedf("a block of more than %d bytes", math.MaxInt)
+	}
+	size := max(need, w.start+w.hint, 4096)
+	if d := 2 * len(w.out); d > size && w.grew {
+		size = d
+	}
+	out := alignedAt(size, w.start)
+	copy(out, w.out[:w.start+w.pos])
+	w.out, w.buf, w.grew = out, out[w.start:], true
+}
+
+// block returns out extended by the block written.
+func (w *writer) block() []byte { return w.out[:w.start+w.pos] }
 
 func (w *writer) word(v uint64) {
 	if !w.counting() {
+		w.room(8)
 		binary.LittleEndian.PutUint64(w.buf[w.pos:], v)
 	}
 	w.pos += 8
 }
 
 // reserve writes the length word of an n-byte buffer, zeroes its padding and
-// returns its n bytes for the caller to fill (nil when counting).
+// returns its n bytes for the caller to fill (nil when counting). The bytes
+// are valid until the next call that writes.
 func (w *writer) reserve(n int) []byte {
+	if !w.counting() {
+		w.room(8 + pad8(n))
+	}
 	w.word(uint64(n))
 	start := w.pos
 	w.pos += pad8(n)
@@ -61,6 +108,15 @@ func (w *writer) reserve(n int) []byte {
 	}
 	clear(w.buf[start+n : w.pos])
 	return w.buf[start : start+n : start+n]
+}
+
+// at returns the n bytes at pos of the block, written earlier (nil when
+// counting): for a buffer reserved before others that may have moved it.
+func (w *writer) at(pos, n int) []byte {
+	if w.counting() {
+		return nil
+	}
+	return w.buf[pos : pos+n : pos+n]
 }
 
 // bytes writes b as a buffer.
@@ -207,6 +263,13 @@ func view[T int16 | int32 | int64 | uint16 | uint32 | uint64](b []byte) []T {
 // aligned reports whether b starts at an address that is a multiple of 8.
 func aligned(b []byte) bool {
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0
+}
+
+// alignedAt returns n zeroed bytes whose byte at start is 8-byte
+// aligned.
+func alignedAt(n, start int) []byte {
+	pad := (8 - start%8) % 8
+	return unsafeBytes(make([]uint64, (pad+n+7)/8))[pad : pad+n]
 }
 
 // littleEndian reports whether this machine stores integers little-endian,
