@@ -34,6 +34,7 @@ type encoding struct {
 	hw    int           // the most segs ever held: reset clears no further
 	spans [][2]int      // dense unions: a stack of the per-batch, per-child ranges
 	dicts []arrow.Array // dictionaries unified for the block, released by reset
+	est   int           // a low guess of the block's size: see seg.estimate
 	gbuf  []byte        // transposing the values of several segs: their concatenation
 }
 
@@ -42,7 +43,7 @@ type encoding struct {
 func (c *encoding) reset() {
 	clear(c.segs[:c.hw])
 	c.segs, c.hw = c.segs[:0], 0
-	c.spans = c.spans[:0]
+	c.spans, c.est = c.spans[:0], 0
 	for _, d := range c.dicts {
 		d.Release()
 	}
@@ -92,6 +93,29 @@ func (s *seg) set(d arrow.ArrayData, off, n int) {
 		s.b2 = bytesOf(bufs[2])
 	}
 	s.whole = off == d.Offset() && n == d.Len()
+}
+
+// estimate guesses, low, the bytes of the node of s's rows, following p, to
+// make room for them: its values of fixed width, offsets and views, and
+// validity. Data bytes and children are not counted (a slice's buffers
+// may be those of a far larger parent, so theirs tell nothing); a writer
+// grows past a guess too small.
+func (s *seg) estimate(p *plan) int {
+	b := 0
+	switch p.kind {
+	case kFixed, kDict:
+		b = p.width
+	case kBinary, kList, kDenseUnion:
+		b = 4
+	case kLargeBinary, kLargeList:
+		b = 8
+	case kView:
+		b = 16
+	}
+	if s.bm != nil {
+		return s.n*b + s.n/8
+	}
+	return s.n * b
 }
 
 // child writes the node of plan p from the child segs pushed since mark,

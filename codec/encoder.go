@@ -21,7 +21,6 @@ type Encoder struct {
 	scratch     sync.Pool                // *[]byte: aligned room for raw blocks
 	encodings   sync.Pool                // *encoding: the state of AppendBatches calls
 	spare       atomic.Pointer[encoding] // kept across garbage collections
-	perRow      atomic.Int64             // 16 x bytes per row of the last block that grew: see sizeHint
 	compressor  *compressor              // nil without compression
 }
 
@@ -147,7 +146,9 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	for r, rec := range recs {
 		for i, col := range rec.Columns() {
 			d := col.Data()
-			c.segs[i*k+r].set(d, d.Offset(), d.Len())
+			s := &c.segs[i*k+r]
+			s.set(d, d.Offset(), d.Len())
+			c.est += s.estimate(e.plans[i])
 		}
 	}
 	return c, int(total), nil
@@ -261,11 +262,11 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 // batches whose column segs c holds, with w's transforms applied to its
 // buffers (the header records none: it is the caller's to rewrite for a
 // compressed block), and returns what w.block returns then. c.w is w
-// afterwards: where the block went, had it to grow. Writing a block of as
-// many bytes as one already written by e allocates nothing.
+// afterwards: where the block went, had it to grow. A writer without room
+// grows at once to about the size c.est guesses.
 func (e *Encoder) writeBlock(c *encoding, w writer, k, rows int) []byte {
 	c.w = w
-	c.w.hint = e.sizeHint(rows)
+	c.w.hint = c.est + c.est/4 + 48*len(c.segs) + headerSize
 	if !c.w.counting() {
 		c.w.room(headerSize)
 	}
@@ -275,22 +276,9 @@ func (e *Encoder) writeBlock(c *encoding, w writer, k, rows int) []byte {
 		n := c.w.pos - headerSize
 		h := header{compression: None, fingerprint: e.fingerprint, rows: rows, stored: n, raw: n}
 		h.put(c.w.buf)
-		if c.w.grew {
-			e.perRow.Store(int64(c.w.pos)*16/int64(max(rows, 1)) + 1)
-		}
 		return c.w.block()
 	}
 	return nil
-}
-
-// sizeHint guesses the size of a block of rows rows from the last block
-// that had to grow: where a writer with too little room grows to at once.
-func (e *Encoder) sizeHint(rows int) int {
-	per := e.perRow.Load()
-	if per == 0 {
-		return 64 << 10
-	}
-	return int(min(int64(rows)*per/16, 1<<30))*9/8 + 4096
 }
 
 // body writes (or, with a counting writer, sizes) the body of the block of
