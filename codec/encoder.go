@@ -109,7 +109,7 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 }
 
 // gather checks recs against the schema and Arrow's invariants that need no
-// look at the buffers, and pushes the segs of their columns: what
+// look at the buffers, and sets the segs of their columns: what
 // AppendBatches does before it writes. The encoding returned is the
 // caller's to give back with putEncoding; on error there is none.
 func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err error) {
@@ -120,11 +120,6 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 				err = fmt.Errorf("batch %d: %w", k, err)
 			}
 			return nil, 0, err
-		}
-		for i, col := range rec.Columns() {
-			if int64(col.Len()) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, k, col.Len(), rec.NumRows())
-			}
 		}
 		total += rec.NumRows()
 	}
@@ -144,10 +139,20 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
-		for i, col := range rec.Columns() {
+		cols := rec.Columns()
+		if len(cols) != len(e.plans) {
+			e.putEncoding(c)
+			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
+		}
+		for i, col := range cols {
 			d := col.Data()
+			n := d.Len()
+			if int64(n) != rec.NumRows() {
+				e.putEncoding(c)
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, n, rec.NumRows())
+			}
 			s := &c.segs[i*k+r]
-			s.set(d, d.Offset(), d.Len())
+			s.set(d, d.Offset(), n)
 			c.est += s.estimate(e.plans[i])
 		}
 	}
