@@ -145,14 +145,12 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
-			d := col.Data()
-			n := d.Len()
-			if int64(n) != rec.NumRows() {
-				e.putEncoding(c)
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, n, rec.NumRows())
-			}
 			s := &c.segs[i*k+r]
-			s.set(d, d.Offset(), n)
+			s.set(col.Data(), -1, -1)
+			if int64(s.n) != rec.NumRows() {
+				e.putEncoding(c)
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.n, rec.NumRows())
+			}
 			c.est += s.estimate(e.plans[i])
 		}
 	}
