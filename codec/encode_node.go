@@ -23,6 +23,9 @@ type seg struct {
 	bm, b1, b2 []byte
 	nulls      int
 	whole      bool
+	// Of arrays with offsets: the range of data bytes or child elements
+	// the seg's offsets delimit, set by offsetsNode.
+	lo, hi int
 }
 
 // encoding is the state of one AppendBatches call: the writer, the segs of
