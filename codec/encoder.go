@@ -78,7 +78,9 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
 // error wraps ErrUnsupported when the batches are valid but do not fit one
 // block together: more than 2^31-1 rows, more data than 32-bit offsets
 // reach, more rows than a run-end type counts, or dictionaries arrow-go
-// cannot unify. On any error AppendBatches returns dst unchanged.
+// cannot unify. On any error AppendBatches returns dst unchanged (though,
+// as append may, it may have written past len(dst) in dst's capacity: the
+// block is written in one pass, and some faults are found on the way).
 func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []byte, err error) {
 	c, rows, err := e.gather(recs)
 	if err != nil {

@@ -30,15 +30,16 @@ type writer struct {
 	// out is where the block goes, whole: out[:start] is what came before
 	// it (an Append's dst), buf is out[start:], the block, of which pos
 	// bytes are written and the rest is room. When the room runs out, out
-	// moves to memory twice as large, with buf still 8-byte aligned: a
-	// slice reserve returned before is then stale.
+	// moves to new memory (first of the size hint guesses, then twice as
+	// large each time), with buf still 8-byte aligned: a slice reserve
+	// returned before is then stale.
 	out   []byte
 	start int
 	buf   []byte
 	pos   int
 	xf    flags // the transforms to apply (flagLengths, flagTranspose)
 	hint  int   // the block's likely size, which the first growth makes room for
-	grew  bool
+	grew  bool  // out is the writer's own memory
 	// With marking set, reserve appends to marks where each buffer's bytes
 	// start, relative to the body (after the header), and values where
 	// each byte plane of transposed values starts: where a compressing
@@ -65,6 +66,7 @@ func (w *writer) room(n int) {
 	}
 }
 
+// grow moves the block to new memory with room for n more bytes.
 func (w *writer) grow(n int) {
 	need := w.start + w.pos + n
 	if need < 0 || n < 0 {
