@@ -2,9 +2,12 @@ package measure
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +30,10 @@ const (
 	WayIPCPerBatch     = "IPC, a message per batch"
 	WayConcatIPC       = "array.Concatenate, then IPC"
 	WayConcatArrowpack = "array.Concatenate, then arrowpack"
+	// WayFloor is no way of writing batches but a floor under all of them:
+	// the coalesced stream's bytes copied into the writer and out of the
+	// reader, each side checksumming them as a stream's frames are.
+	WayFloor = "floor: the coalesced bytes copied and checksummed"
 )
 
 // Way is the end-to-end timing of one way of writing the small batches as a
@@ -69,8 +76,71 @@ type CoalesceResult struct {
 	Ways      []Way  `json:"ways"`
 }
 
+// way is one way of writing the batches as a stream and reading it back,
+// which read reports the batches of.
+type way struct {
+	write func(w io.Writer) error
+	read  func(r io.Reader) (int, error)
+}
+
+// copyFloor returns the floor way for stream: its writer copies stream's
+// pieces (header, each frame with its block, end frame) into a buffer of
+// its own, checksums it and writes it; its reader reads each piece into a
+// buffer of its own and checksums it. Each side allocates its buffer once
+// per stream, as a Writer and a Reader do. Neither encodes nor decodes
+// anything: any checksummed stream of these bytes costs at least this.
+func copyFloor(stream []byte) way {
+	sizes := frameSizes(stream)
+	crc := crc32.MakeTable(crc32.Castagnoli)
+	largest := slices.Max(sizes)
+	return way{
+		write: func(w io.Writer) error {
+			b := make([]byte, largest)
+			at := 0
+			for _, n := range sizes {
+				at += copy(b, stream[at:at+n])
+				_ = crc32.Checksum(b[:n], crc)
+				if _, err := w.Write(b[:n]); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		read: func(r io.Reader) (int, error) {
+			b := make([]byte, largest)
+			for _, n := range sizes {
+				if _, err := io.ReadFull(r, b[:n]); err != nil {
+					return 0, err
+				}
+				_ = crc32.Checksum(b[:n], crc)
+			}
+			return len(sizes) - 2, nil // the blocks, without header and end frame
+		},
+	}
+}
+
+// frameSizes cuts an arrowpack stream into pieces that together are the
+// stream: its header, then each frame with its block, then the end frame.
+// It trusts the stream, which this package wrote.
+func frameSizes(stream []byte) []int {
+	const frameHeader = 16 // a frame's header: the block's length, its CRC, padding
+	hdr := 24 + int(binary.LittleEndian.Uint64(stream[8:]))
+	hdr = (hdr + 7) &^ 7
+	sizes := []int{hdr}
+	for at := hdr; at < len(stream); {
+		n := int(binary.LittleEndian.Uint64(stream[at:]))
+		if n == 0 {
+			sizes = append(sizes, len(stream)-at)
+			break
+		}
+		sizes = append(sizes, frameHeader+n)
+		at += frameHeader + n
+	}
+	return sizes
+}
+
 // MeasureCoalescing writes pieces (batches of one schema) as a stream and
-// reads it back in each of the five ways, taking turns opts.Runs times and
+// reads it back in each of the five ways, and times the floor under them (WayFloor), taking turns opts.Runs times and
 // keeping each way's fastest run: through a codec.Writer with
 // WithBlockRows(blockRows); through a codec.Writer without it, a block per
 // batch; as an IPC stream, a message per batch; and concatenated with
@@ -91,10 +161,6 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	}
 	defer restore()
 
-	type way struct {
-		write func(w io.Writer) error
-		read  func(r io.Reader) (int, error)
-	}
 	apWrite := func(o ...codec.Option) func(io.Writer) error {
 		return func(w io.Writer) error {
 			cw, err := codec.NewWriter(w, schema, o...)
@@ -163,8 +229,8 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		{concatThen(apPerBatch), readArrowpack},
 	}
 	names := []string{WayCoalesced, WayPerBatch, WayIPCPerBatch, WayConcatIPC, WayConcatArrowpack}
-	res.Ways = make([]Way, len(ways))
-	streams := make([][]byte, len(ways))
+	res.Ways = make([]Way, len(ways)+1)
+	streams := make([][]byte, len(ways)+1)
 	var total int64
 	for _, p := range pieces {
 		total += p.NumRows()
@@ -180,6 +246,15 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		if err != nil {
 			res.Ways[i].Err = err.Error()
 		}
+	}
+	if res.Ways[0].Err == "" {
+		fw := copyFloor(streams[0])
+		ways = append(ways, fw)
+		streams[len(ways)-1] = streams[0]
+	}
+	res.Ways[len(res.Ways)-1].Name = WayFloor
+	if len(ways) < len(res.Ways) {
+		res.Ways[len(res.Ways)-1].Err = "no coalesced stream to copy"
 	}
 	var buf bytes.Buffer
 	for round := range opts.runs() {
@@ -355,6 +430,12 @@ type AppendBatchesResult struct {
 	AppendBatchesCPUNs float64 `json:"append_batches_cpu_ns"`
 	AppendCPUNs        float64 `json:"append_cpu_ns"`
 	CopyCPUNs          float64 `json:"copy_cpu_ns"`
+	// PieceCopyNs is the time to copy every buffer of the pieces (at every
+	// level) into one buffer, walking their arrays, without encoding: a
+	// floor under AppendBatches, which reads the same bytes from the same
+	// places. PieceCopyRatio is AppendBatchesNs / PieceCopyNs.
+	PieceCopyNs    float64 `json:"piece_copy_ns"`
+	PieceCopyRatio float64 `json:"piece_copy_ratio"`
 	// Allocs is AppendBatches's heap allocations per call.
 	Allocs float64 `json:"allocs"`
 	// CoalesceRatio is AppendBatchesNs / AppendNs (target: at most 1.3);
@@ -416,6 +497,8 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 	defer restore()
 	buf := alignedCopy(one)[:0]
 	dst := alignedCopy(one)
+	pieceDst := make([]byte, copyPieces(nil, pieces))
+	var pieceCPU float64
 	ops := []struct {
 		dst, cpu *float64
 		run      func(int) error
@@ -423,6 +506,7 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 		{&res.AppendBatchesNs, &res.AppendBatchesCPUNs, func(int) error { _, err := enc.AppendBatches(buf, pieces...); return err }},
 		{&res.AppendNs, &res.AppendCPUNs, func(int) error { _, err := enc.Append(buf, rec); return err }},
 		{&res.CopyNs, &res.CopyCPUNs, func(int) error { copy(dst, one); return nil }},
+		{&res.PieceCopyNs, &pieceCPU, func(int) error { copyPieces(pieceDst, pieces); return nil }},
 	}
 	for round := range opts.runs() {
 		for i, o := range ops {
@@ -442,12 +526,49 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 		}
 	}
 	res.CoalesceRatio = res.AppendBatchesNs / res.AppendNs
+	res.PieceCopyRatio = res.AppendBatchesNs / res.PieceCopyNs
 	res.CopyRatio = res.AppendNs / res.CopyNs
 	if res.AppendCPUNs > 0 && res.CopyCPUNs > 0 {
 		res.CPURatio = res.AppendBatchesCPUNs / res.AppendCPUNs
 		res.CopyCPURatio = res.AppendCPUNs / res.CopyCPUNs
 	}
 	return res, nil
+}
+
+// copyPieces copies the bytes of every buffer of recs' arrays, children
+// and dictionaries included, column by column, into dst (when dst is nil,
+// only counts them) and returns their number.
+func copyPieces(dst []byte, recs []arrow.RecordBatch) int {
+	at := 0
+	var walk func(d arrow.ArrayData)
+	walk = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b == nil {
+				continue
+			}
+			if dst != nil {
+				copy(dst[at:], b.Bytes())
+			}
+			at += b.Len()
+		}
+		for _, c := range d.Children() {
+			walk(c)
+		}
+		// (Dictionary holds a nil *array.Data, not a nil interface, when
+		// there is none.)
+		if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+			walk(dict)
+		}
+	}
+	if len(recs) == 0 {
+		return 0
+	}
+	for c := range int(recs[0].NumCols()) {
+		for _, r := range recs {
+			walk(r.Column(c).Data())
+		}
+	}
+	return at
 }
 
 // timeOpCPU is timeOp of one block, which also returns the CPU time per
@@ -468,10 +589,10 @@ func timeOpCPU(op func(i int) error) (Op, float64, error) {
 // MeasureCoalescing as two tables.
 func WriteCoalesceTables(w io.Writer, appends []AppendBatchesResult, ways []CoalesceResult) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\trows\tpiece rows\tAppendBatches\tAppend\tcopy\tAppendBatches/Append\t(CPU)\tAppend/copy\t(CPU)\tallocs\t")
+	fmt.Fprintln(tw, "shape\trows\tpiece rows\tAppendBatches\tAppend\tcopy\tpieces' copy\tAppendBatches/Append\t(CPU)\tAppend/copy\t(CPU)\tAppendBatches/pieces' copy\tallocs\t")
 	for _, r := range appends {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f us\t%.1f us\t%.1f us\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.0f\t\n", r.Shape, r.Rows, r.PieceRows,
-			r.AppendBatchesNs/1e3, r.AppendNs/1e3, r.CopyNs/1e3, r.CoalesceRatio, r.CPURatio, r.CopyRatio, r.CopyCPURatio, r.Allocs)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f us\t%.1f us\t%.1f us\t%.1f us\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.0f\t\n", r.Shape, r.Rows, r.PieceRows,
+			r.AppendBatchesNs/1e3, r.AppendNs/1e3, r.CopyNs/1e3, r.PieceCopyNs/1e3, r.CoalesceRatio, r.CPURatio, r.CopyRatio, r.CopyCPURatio, r.PieceCopyRatio, r.Allocs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
