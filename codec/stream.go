@@ -154,8 +154,8 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 	if w.maxRows == 0 {
 		return w.writeBlock(rec)
 	}
-	// Sizing a batch costs about a third of coalescing it: only a size
-	// target needs it. Otherwise the batch is checked when its block is
+	// Sizing a batch walks all of it, as writing does, less the copying:
+	// only a size target needs it. Otherwise the batch is checked when its block is
 	// written.
 	size := headerSize
 	if w.maxSize < math.MaxInt {
