@@ -259,7 +259,12 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
-	putSections(&writer{buf: dst[start:], pos: headerSize}, ss.secs, body)
+	w = newWriter(dst, start)
+	w.pos = headerSize
+	putSections(&w, ss.secs, body)
+	if w.grew || w.pos != headerSize+stored {
+		panic(fmt.Sprintf("arrowpack: compressed block of %d bytes, written %d", headerSize+stored, w.pos))
+	}
 	return dst
 }
 
