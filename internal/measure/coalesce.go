@@ -178,11 +178,7 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	concatThen := func(write func(io.Writer, []arrow.RecordBatch) error) func(io.Writer) error {
 		return func(w io.Writer) error {
 			var groups []arrow.RecordBatch
-			defer func() {
-				for _, g := range groups {
-					g.Release()
-				}
-			}()
+			defer func() { Release(groups) }()
 			for start := 0; start < len(pieces); {
 				end, rows := start, 0
 				for end < len(pieces) && (end == start || rows+int(pieces[end].NumRows()) <= blockRows) {
@@ -334,7 +330,7 @@ func readArrowpack(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return countBatches(rd)
+	return CountBatches(rd)
 }
 
 // readIPC reads an IPC stream to the end and returns the number of batches
@@ -344,12 +340,13 @@ func readIPC(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return countBatches(rd)
+	return CountBatches(rd)
 }
 
-// countBatches reads rd to the end, releases it and returns the number of
-// batches it held.
-func countBatches(rd array.RecordReader) (int, error) {
+// CountBatches reads rd to the end, releases it and returns the number of
+// batches it held and the reader's error: how a timing reads a stream
+// (codec.Reader and ipc.Reader are both array.RecordReaders).
+func CountBatches(rd array.RecordReader) (int, error) {
 	defer rd.Release()
 	n := 0
 	for rd.Next() {
@@ -362,11 +359,7 @@ func countBatches(rd array.RecordReader) (int, error) {
 // of pieces, in order.
 func checkStream(read func(io.Reader) (int, error), stream []byte, pieces []arrow.RecordBatch) error {
 	var got []arrow.RecordBatch
-	defer func() {
-		for _, g := range got {
-			g.Release()
-		}
-	}()
+	defer func() { Release(got) }()
 	collect := func(rec arrow.RecordBatch) { rec.Retain(); got = append(got, rec) }
 	if _, err := read(bytes.NewReader(stream)); err != nil {
 		return err
@@ -454,24 +447,11 @@ type AppendBatchesResult struct {
 // equal.
 func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, opts Options) (AppendBatchesResult, error) {
 	res := AppendBatchesResult{Shape: shape, Rows: int(rec.NumRows()), PieceRows: pieceRows}
-	if pieceRows < 1 {
-		return res, errors.New("measure: pieces of no rows")
+	pieces, err := Pieces(rec, pieceRows)
+	if err != nil {
+		return res, err
 	}
-	var pieces []arrow.RecordBatch
-	defer func() {
-		for _, p := range pieces {
-			p.Release()
-		}
-	}()
-	for i := int64(0); i < rec.NumRows(); i += int64(pieceRows) {
-		s := rec.NewSlice(i, min(i+int64(pieceRows), rec.NumRows()))
-		p, err := concatenate(rec.Schema(), []arrow.RecordBatch{s})
-		s.Release()
-		if err != nil {
-			return res, err
-		}
-		pieces = append(pieces, p)
-	}
+	defer Release(pieces)
 	enc, err := codec.NewEncoder(rec.Schema())
 	if err != nil {
 		return res, err
@@ -569,6 +549,34 @@ func copyPieces(dst []byte, recs []arrow.RecordBatch) int {
 		}
 	}
 	return at
+}
+
+// Pieces cuts rec into batches of pieceRows rows (the last may be shorter),
+// each a compact copy that owns its memory, as a partitioner makes. The
+// caller releases them (see Release).
+func Pieces(rec arrow.RecordBatch, pieceRows int) ([]arrow.RecordBatch, error) {
+	if pieceRows < 1 {
+		return nil, errors.New("measure: pieces of no rows")
+	}
+	var pieces []arrow.RecordBatch
+	for i := int64(0); i < rec.NumRows(); i += int64(pieceRows) {
+		s := rec.NewSlice(i, min(i+int64(pieceRows), rec.NumRows()))
+		p, err := concatenate(rec.Schema(), []arrow.RecordBatch{s})
+		s.Release()
+		if err != nil {
+			Release(pieces)
+			return nil, err
+		}
+		pieces = append(pieces, p)
+	}
+	return pieces, nil
+}
+
+// Release releases every batch of recs.
+func Release(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
 }
 
 // timeOpCPU is timeOp of one block, which also returns the CPU time per
