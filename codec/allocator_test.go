@@ -171,6 +171,12 @@ func allocCheck(t *testing.T, what string, dec *Decoder, want, got arrow.RecordB
 	}
 }
 
+// alignedBytes returns n bytes starting at an 8-byte aligned address.
+func alignedBytes(n int) []byte {
+	words := make([]uint64, (n+7)/8)
+	return unsafeBytes(words)[:n:n]
+}
+
 func encodeAligned(t *testing.T, enc *Encoder, rec arrow.RecordBatch) []byte {
 	t.Helper()
 	size, err := enc.Append(nil, rec)
