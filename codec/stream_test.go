@@ -63,6 +63,17 @@ func randomBatches(r *rand.Rand, mem memory.Allocator, schema *arrow.Schema, n i
 	return recs
 }
 
+// seededBatches returns the source seeded with seed, a random schema of
+// fields top-level fields nested up to depth levels, and n random batches
+// of it (randomBatches), which are released when t ends.
+func seededBatches(t testing.TB, seed uint64, fields, depth, n int) (*rand.Rand, *arrow.Schema, []arrow.RecordBatch) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	schema := randbatch.RandomSchema(r, fields, depth)
+	recs := randomBatches(r, memory.NewGoAllocator(), schema, n)
+	t.Cleanup(func() { release(recs) })
+	return r, schema, recs
+}
+
 func release(recs []arrow.RecordBatch) {
 	for _, r := range recs {
 		r.Release()
@@ -167,11 +178,7 @@ func TestStreamRetainedBatchSurvives(t *testing.T) {
 // TestStreamCorrupt cuts a stream at every length and flips bytes: every
 // failure wraps ErrCorrupt, nothing panics, and what is read is sound.
 func TestStreamCorrupt(t *testing.T) {
-	mem := memory.NewGoAllocator()
-	r := rand.New(rand.NewPCG(24, 24))
-	schema := randbatch.RandomSchema(r, 3, 2)
-	recs := randomBatches(r, mem, schema, 3)
-	defer release(recs)
+	r, schema, recs := seededBatches(t, 24, 3, 2, 3)
 	for _, c := range []Compression{None, LZ4} {
 		data := writeStream(t, schema, recs, WithCompression(c))
 		for n := range len(data) {
