@@ -191,6 +191,19 @@ func (c *benchCase) reportSizes(b *testing.B) {
 	b.ReportMetric(float64(c.ipc.Bytes), "ipc-B")
 }
 
+// benchIPC times op, measure's IPC encoding or decoding of the case's
+// batch, as a sub-benchmark of BenchmarkEncode or BenchmarkDecode.
+func (c *benchCase) benchIPC(b *testing.B, op func(i int) error) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(c.block)))
+	for b.Loop() {
+		if err := op(0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.reportSizes(b)
+}
+
 func BenchmarkEncode(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
 		b.Run(c.name, func(b *testing.B) {
@@ -207,16 +220,7 @@ func BenchmarkEncode(b *testing.B) {
 				}
 				c.reportSizes(b)
 			})
-			b.Run("ipc", func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(c.block)))
-				for b.Loop() {
-					if err := c.ipc.Encode(0); err != nil {
-						b.Fatal(err)
-					}
-				}
-				c.reportSizes(b)
-			})
+			b.Run("ipc", func(b *testing.B) { c.benchIPC(b, c.ipc.Encode) })
 			b.Run("copy", func(b *testing.B) {
 				dst := alignedBytes(len(c.block))
 				b.ReportAllocs()
@@ -245,16 +249,7 @@ func BenchmarkDecode(b *testing.B) {
 				}
 				c.reportSizes(b)
 			})
-			b.Run("ipc", func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(c.block)))
-				for b.Loop() {
-					if err := c.ipc.Decode(0); err != nil {
-						b.Fatal(err)
-					}
-				}
-				c.reportSizes(b)
-			})
+			b.Run("ipc", func(b *testing.B) { c.benchIPC(b, c.ipc.Decode) })
 			b.Run("floor", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))

@@ -123,17 +123,25 @@ func TestWriterCoalesces(t *testing.T) {
 	checked.AssertSize(t, 0)
 }
 
+// coalescingWriter returns the golden batches, released when t ends, and a
+// Writer of their schema into sink that coalesces up to 1000 rows a block.
+func coalescingWriter(t *testing.T, sink *bytes.Buffer) (*arrow.Schema, []arrow.RecordBatch, *Writer) {
+	t.Helper()
+	schema, recs := goldenBatches()
+	t.Cleanup(func() { release(recs) })
+	w, err := NewWriter(sink, schema, WithBlockRows(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema, recs, w
+}
+
 // TestWriterFlush checks that a coalescing Writer writes nothing until a
 // target is reached or Flush or Close is called, and that a Writer without
 // the options writes one block per batch.
 func TestWriterFlush(t *testing.T) {
-	schema, recs := goldenBatches()
-	defer release(recs)
 	var sink bytes.Buffer
-	w, err := NewWriter(&sink, schema, WithBlockRows(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema, recs, w := coalescingWriter(t, &sink)
 	header := sink.Len()
 	for _, rec := range recs {
 		if err := w.Write(rec); err != nil {
@@ -177,13 +185,8 @@ func TestWriterFlush(t *testing.T) {
 // TestWriterCoalescingRefusesInvalidBatch checks that an invalid batch is
 // refused by its own Write and leaves the pending batches as they were.
 func TestWriterCoalescingRefusesInvalidBatch(t *testing.T) {
-	schema, recs := goldenBatches()
-	defer release(recs)
 	var sink bytes.Buffer
-	w, err := NewWriter(&sink, schema, WithBlockRows(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, recs, w := coalescingWriter(t, &sink)
 	if err := w.Write(recs[1]); err != nil {
 		t.Fatal(err)
 	}
