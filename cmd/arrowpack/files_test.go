@@ -139,7 +139,6 @@ func TestConvertNeverLosesTheTarget(t *testing.T) {
 func TestConvertOutputFormat(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "in.apk")
 	ipcSrc := filepath.Join(dir, "in.arrows")
 	writeIPC(t, ipcSrc, recs, false)
@@ -218,7 +217,6 @@ func TestConvertProgressReachesTheEnd(t *testing.T) {
 	pq := filepath.Join(dir, "in.parquet")
 	writeParquet(t, pq, rec)
 	recs := testBatches(t)
-	defer release(recs)
 	ipcFile := filepath.Join(dir, "in.arrow")
 	writeIPC(t, ipcFile, recs, true)
 	stream := filepath.Join(dir, "in.arrows")
@@ -349,12 +347,7 @@ func TestPipes(t *testing.T) {
 // stream of them, says how many rows it kept and where the damage starts,
 // and exits 1.
 func TestSalvage(t *testing.T) {
-	dir := t.TempDir()
-	src, recs := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apk")
-	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, _, apk, recs := convertedStream(t, "in.apk")
 	bad := filepath.Join(dir, "bad.apk")
 	corruptCopy(t, apk, bad, 100) // in the last block
 
@@ -432,7 +425,6 @@ func TestHelpListsEveryCommand(t *testing.T) {
 func TestMessages(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "one.arrows")
 	writeIPC(t, src, recs[1:2], false)
 	code, out, stderr := runCmd(t, "convert", src, filepath.Join(dir, "one.apk"))
@@ -507,7 +499,6 @@ func TestConvertLevelAndConcurrency(t *testing.T) {
 func TestInspectEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	md := arrow.NewMetadata([]string{"origin", "note"}, []string{"test", "line one\nline two"})
 	fields := recs[0].Schema().Fields()
 	fields[0].Metadata = arrow.NewMetadata([]string{"unit"}, []string{"key"})
@@ -610,12 +601,7 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 // TestInspectDamagedParquet: inspect reads each row group of a Parquet
 // file; one whose page header is damaged is where it stops, exit 1.
 func TestInspectDamagedParquet(t *testing.T) {
-	dir := t.TempDir()
-	stream, _ := testStream(t, dir)
-	pq := filepath.Join(dir, "in.parquet")
-	if code, _, stderr := runCmd(t, "convert", stream, pq); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, _, pq, _ := convertedStream(t, "in.parquet")
 	in, err := openInput(pq, nil, defaultBatchRows)
 	if err != nil {
 		t.Fatal(err)

@@ -51,13 +51,15 @@ func checkFailure(t *testing.T, code int, stderr string, wantCode int, want stri
 }
 
 // testBatches returns three lineitem batches of different sizes, the last a
-// slice; the caller releases them.
+// slice, released when the test ends.
 func testBatches(t *testing.T) []arrow.RecordBatch {
 	t.Helper()
 	mem := memory.NewGoAllocator()
 	big := randbatch.Lineitem(mem, 700)
 	defer big.Release()
-	return []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
+	recs := []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
+	t.Cleanup(func() { release(recs) })
+	return recs
 }
 
 // testStream writes the test batches to an IPC stream, dir/in.arrows, and
@@ -65,10 +67,24 @@ func testBatches(t *testing.T) []arrow.RecordBatch {
 func testStream(t *testing.T, dir string) (string, []arrow.RecordBatch) {
 	t.Helper()
 	recs := testBatches(t)
-	t.Cleanup(func() { release(recs) })
 	path := filepath.Join(dir, "in.arrows")
 	writeIPC(t, path, recs, false)
 	return path, recs
+}
+
+// convertedStream writes the test batches to an IPC stream (testStream) in
+// a new temporary directory and converts it with `arrowpack convert args...`
+// into the file name there. It returns the directory, the stream's path,
+// the converted file's path and the batches.
+func convertedStream(t *testing.T, name string, args ...string) (dir, src, out string, recs []arrow.RecordBatch) {
+	t.Helper()
+	dir = t.TempDir()
+	src, recs = testStream(t, dir)
+	out = filepath.Join(dir, name)
+	if code, _, stderr := runCmd(t, append(append([]string{"convert"}, args...), src, out)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	return dir, src, out, recs
 }
 
 func release(recs []arrow.RecordBatch) {
@@ -171,7 +187,6 @@ func TestBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	stream := filepath.Join(dir, "in.arrows")
 	recs := testBatches(t)
-	defer release(recs)
 	writeIPC(t, stream, recs, false)
 	for _, tc := range []struct {
 		args []string
@@ -324,7 +339,6 @@ func TestBenchTable(t *testing.T) {
 func TestBenchInput(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	file := filepath.Join(dir, "mine.arrow")
 	writeIPC(t, file, recs, true)
 	pq := filepath.Join(dir, "mine.parquet")
@@ -378,7 +392,6 @@ func TestConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	mem := memory.NewGoAllocator()
 	recs := testBatches(t)
-	defer release(recs)
 	// Streams carry dictionaries and nested types too.
 	dict := randbatch.Dictionary(mem, 500)
 	defer dict.Release()
@@ -470,12 +483,7 @@ func TestConvertParquet(t *testing.T) {
 }
 
 func TestInspect(t *testing.T) {
-	dir := t.TempDir()
-	src, _ := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apks")
-	if code, _, stderr := runCmd(t, "convert", "-compression", "zstd", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	_, src, apk, _ := convertedStream(t, "in.apks", "-compression", "zstd")
 	code, out, stderr := runCmd(t, "inspect", apk)
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
@@ -512,12 +520,7 @@ func corruptCopy(t *testing.T, src, dst string, fromEnd int) {
 }
 
 func TestCorruptAndBadFiles(t *testing.T) {
-	dir := t.TempDir()
-	src, _ := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apks")
-	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, src, apk, _ := convertedStream(t, "in.apks")
 	// Flip a byte in the last block's body: the first two blocks are fine.
 	bad := filepath.Join(dir, "bad.apks")
 	corruptCopy(t, apk, bad, 100)
@@ -607,7 +610,6 @@ func TestExec(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "in.arrows")
 	writeIPC(t, src, recs, false)
 	apk := filepath.Join(dir, "in.apks")

@@ -83,7 +83,6 @@ func TestServePutGet(t *testing.T) {
 	defer stop()
 
 	recs := testBatches(t)
-	defer release(recs)
 	in := filepath.Join(dir, "in.arrows")
 	writeIPC(t, in, recs, false)
 	if code, stdout, stderr := runCmd(t, "put", "-addr", addr, in, "tables/lineitem"); code != 0 || !strings.Contains(stdout, "3 batches, 700 rows") {
