@@ -153,27 +153,18 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	}
 	schema := pieces[0].Schema()
 	res := CoalesceResult{Shape: shape, PieceRows: int(pieces[0].NumRows()), Pieces: len(pieces), BlockRows: blockRows}
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	unlock, err := lockBenchTime(opts)
 	if err != nil {
 		return res, err
 	}
-	defer restore()
+	defer unlock()
 
-	apWrite := func(o ...codec.Option) func(io.Writer) error {
-		return func(w io.Writer) error {
-			cw, err := codec.NewWriter(w, schema, o...)
-			if err != nil {
-				return err
-			}
-			for _, p := range pieces {
-				if err := cw.Write(p); err != nil {
-					return err
-				}
-			}
-			return cw.Close()
+	apWrite := func(w io.Writer, recs []arrow.RecordBatch, o ...codec.Option) error {
+		cw, err := codec.NewWriter(w, schema, o...)
+		if err != nil {
+			return err
 		}
+		return writeAll(cw, recs)
 	}
 	concatThen := func(write func(io.Writer, []arrow.RecordBatch) error) func(io.Writer) error {
 		return func(w io.Writer) error {
@@ -196,30 +187,12 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	ipcWrite := func(w io.Writer, recs []arrow.RecordBatch) error {
-		iw := ipc.NewWriter(w, ipc.WithSchema(schema))
-		for _, r := range recs {
-			if err := iw.Write(r); err != nil {
-				iw.Close()
-				return err
-			}
-		}
-		return iw.Close()
+		return writeAll(ipc.NewWriter(w, ipc.WithSchema(schema)), recs)
 	}
-	apPerBatch := func(w io.Writer, recs []arrow.RecordBatch) error {
-		cw, err := codec.NewWriter(w, schema)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			if err := cw.Write(r); err != nil {
-				return err
-			}
-		}
-		return cw.Close()
-	}
+	apPerBatch := func(w io.Writer, recs []arrow.RecordBatch) error { return apWrite(w, recs) }
 	ways := []way{
-		{apWrite(codec.WithBlockRows(blockRows)), readArrowpack},
-		{apWrite(), readArrowpack},
+		{func(w io.Writer) error { return apWrite(w, pieces, codec.WithBlockRows(blockRows)) }, readArrowpack},
+		{func(w io.Writer) error { return apWrite(w, pieces) }, readArrowpack},
 		{func(w io.Writer) error { return ipcWrite(w, pieces) }, readIPC},
 		{concatThen(ipcWrite), readIPC},
 		{concatThen(apPerBatch), readArrowpack},
@@ -293,6 +266,21 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	return res, nil
+}
+
+// writeAll writes recs to w, a codec.Writer or an ipc.Writer, and closes
+// it; on an error it closes w and returns the error.
+func writeAll(w interface {
+	Write(arrow.RecordBatch) error
+	Close() error
+}, recs []arrow.RecordBatch) error {
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
 }
 
 // concatenate returns array.Concatenate's concatenation of recs.
@@ -468,13 +456,11 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 		return res, fmt.Errorf("measure: AppendBatches of %d pieces differs from Append of the batch", len(pieces))
 	}
 	res.Bytes = len(one)
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	unlock, err := lockBenchTime(opts)
 	if err != nil {
 		return res, err
 	}
-	defer restore()
+	defer unlock()
 	buf := alignedCopy(one)[:0]
 	dst := alignedCopy(one)
 	pieceDst := make([]byte, copyPieces(nil, pieces))

@@ -177,8 +177,9 @@ type Result struct {
 	SizeRatio float64 `json:"size_ratio"`
 }
 
-// benchMu serializes measurements: testing.Benchmark reads its duration
-// from the process-wide -test.benchtime flag, which Measure sets.
+// benchMu serializes measurements (lockBenchTime): testing.Benchmark reads
+// its duration from the process-wide -test.benchtime flag, which each
+// measurement sets.
 var benchMu sync.Mutex
 
 // Measure times arrowpack and IPC with compression c on recs, which must
@@ -210,13 +211,11 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 		return Result{}, err
 	}
 
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	unlock, err := lockBenchTime(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	defer restore()
+	defer unlock()
 
 	k := len(recs)
 	res := Result{Shape: name, Compression: c.String(), Batches: k, Rows: meanRound(rows, k)}
@@ -296,19 +295,23 @@ func meanRound(total int64, n int) int64 {
 	return (total + int64(n)/2) / int64(n)
 }
 
-// setBenchTime sets testing's -test.benchtime flag for opts and returns a
-// function that restores its previous value.
-func setBenchTime(opts Options) (func(), error) {
+// lockBenchTime waits for the measurement under way to end (benchMu), sets
+// testing's -test.benchtime flag for opts and returns a function that
+// restores its previous value and lets the next measurement run.
+func lockBenchTime(opts Options) (unlock func(), err error) {
+	benchMu.Lock()
 	testing.Init() // registers the flag outside tests; a no-op inside them
 	f := flag.Lookup("test.benchtime")
 	if f == nil {
+		benchMu.Unlock()
 		return nil, errors.New("measure: the testing package has no -test.benchtime flag")
 	}
 	old := f.Value.String()
 	if err := f.Value.Set(opts.String()); err != nil {
+		benchMu.Unlock()
 		return nil, fmt.Errorf("measure: benchtime %s: %v", opts, err)
 	}
-	return func() { f.Value.Set(old) }, nil
+	return func() { f.Value.Set(old); benchMu.Unlock() }, nil
 }
 
 // rawSize returns the total size of recs as uncompressed arrowpack blocks.
