@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -30,7 +31,7 @@ func BenchmarkAppendBatches(b *testing.B) {
 		})
 		for _, p := range []int{16, 256} {
 			pieces := must(measure.Pieces(rec, p))
-			defer measure.Release(pieces)
+			defer batches.Release(pieces)
 			b.Run(fmt.Sprintf("%s/pieces%d", s.Name, p), func(b *testing.B) {
 				b.SetBytes(int64(len(block)))
 				buf := make([]byte, 0, len(block))

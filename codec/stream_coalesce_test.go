@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -24,13 +25,8 @@ func readBlocks(t *testing.T, data []byte) []arrow.RecordBatch {
 		t.Fatal(err)
 	}
 	defer r.Release()
-	var out []arrow.RecordBatch
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		out = append(out, rec)
-	}
-	if err := r.Err(); err != nil {
+	out, err := batches.ReadAll(r)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -73,7 +69,7 @@ func TestWriterCoalesces(t *testing.T) {
 	// Dictionaries with 8-bit indices differ from batch to batch and their
 	// union soon overflows the index type; TestWriterFallsBack covers them.
 	all, golden := goldenBatches()
-	release(golden)
+	batches.Release(golden)
 	var fields []arrow.Field
 	for _, f := range all.Fields() {
 		if s := f.Type.String(); !strings.Contains(s, "indices=int8") && !strings.Contains(s, "indices=uint8") {
@@ -117,9 +113,9 @@ func TestWriterCoalesces(t *testing.T) {
 			}
 			checkRowsOf(t, fmt.Sprintf("%s block %d", name, b), nil, part, got[b])
 		}
-		release(got)
+		batches.Release(got)
 	}
-	release(recs)
+	batches.Release(recs)
 	checked.AssertSize(t, 0)
 }
 
@@ -128,7 +124,7 @@ func TestWriterCoalesces(t *testing.T) {
 func coalescingWriter(t *testing.T, sink *bytes.Buffer) (*arrow.Schema, []arrow.RecordBatch, *Writer) {
 	t.Helper()
 	schema, recs := goldenBatches()
-	t.Cleanup(func() { release(recs) })
+	t.Cleanup(func() { batches.Release(recs) })
 	w, err := NewWriter(sink, schema, WithBlockRows(1000))
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +164,7 @@ func TestWriterFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
+	defer batches.Release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want 2 (the flushed batches, then the one Close wrote)", len(got))
 	}
@@ -176,7 +172,7 @@ func TestWriterFlush(t *testing.T) {
 	checkRowsOf(t, "closed", nil, recs[1:2], got[1])
 
 	plain := readBlocks(t, writeStream(t, schema, recs))
-	defer release(plain)
+	defer batches.Release(plain)
 	if len(plain) != len(recs) {
 		t.Fatalf("a Writer without the options wrote %d blocks for %d batches", len(plain), len(recs))
 	}
@@ -198,7 +194,7 @@ func TestWriterCoalescingRefusesInvalidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
+	defer batches.Release(got)
 	if len(got) != 1 {
 		t.Fatalf("%d blocks, want 1", len(got))
 	}
@@ -232,9 +228,9 @@ func TestWriterFallsBack(t *testing.T) {
 		recs = append(recs, array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len())))
 		arr.Release()
 	}
-	defer release(recs)
+	defer batches.Release(recs)
 	got := readBlocks(t, writeStream(t, schema, recs, WithBlockRows(1000)))
-	defer release(got)
+	defer batches.Release(got)
 	if len(got) != len(recs) {
 		t.Fatalf("%d blocks, want %d", len(got), len(recs))
 	}
@@ -277,7 +273,7 @@ func TestWriterRowsOnlyInvalidBatch(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
+	defer batches.Release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want the 2 valid batches", len(got))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -70,14 +71,8 @@ func seededBatches(t testing.TB, seed uint64, fields, depth, n int) (*rand.Rand,
 	r := rand.New(rand.NewPCG(seed, seed))
 	schema := randbatch.RandomSchema(r, fields, depth)
 	recs := randomBatches(r, memory.NewGoAllocator(), schema, n)
-	t.Cleanup(func() { release(recs) })
+	t.Cleanup(func() { batches.Release(recs) })
 	return r, schema, recs
-}
-
-func release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }
 
 func TestStreamRoundTrip(t *testing.T) {
@@ -92,7 +87,7 @@ func TestStreamRoundTrip(t *testing.T) {
 			checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			readStream(t, data, recs, WithAllocator(checked))
 			checked.AssertSize(t, 0)
-			release(recs)
+			batches.Release(recs)
 		}
 	}
 }
@@ -124,8 +119,8 @@ func TestStreamConcatenated(t *testing.T) {
 	schema := randbatch.RandomSchema(r, 3, 2)
 	a := randomBatches(r, mem, schema, 3)
 	b := randomBatches(r, mem, schema, 2)
-	defer release(a)
-	defer release(b)
+	defer batches.Release(a)
+	defer batches.Release(b)
 	// A spill appended to: stream, empty stream, stream.
 	var data []byte
 	data = append(data, writeStream(t, schema, a, WithCompression(LZ4))...)
@@ -154,20 +149,15 @@ func TestStreamRetainedBatchSurvives(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 23))
 	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	recs := randomBatches(r, mem, schema, 20)
-	defer release(recs)
+	defer batches.Release(recs)
 	rd, err := NewReader(bytes.NewReader(writeStream(t, schema, recs)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []arrow.RecordBatch
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		rec.Retain()
-		kept = append(kept, rec)
-	}
+	kept, err := batches.ReadAll(rd)
 	rd.Release()
-	if rd.Err() != nil || len(kept) != len(recs) {
-		t.Fatalf("read %d of %d batches: %v", len(kept), len(recs), rd.Err())
+	if err != nil || len(kept) != len(recs) {
+		t.Fatalf("read %d of %d batches: %v", len(kept), len(recs), err)
 	}
 	for i, rec := range kept {
 		checkSame(t, recs[i], rec, rd.Schema())
@@ -221,7 +211,7 @@ func FuzzReader(f *testing.F) {
 		schema := randbatch.RandomSchema(r, 1+i, 2)
 		recs := randomBatches(r, mem, schema, 2)
 		f.Add(writeStream(f, schema, recs, WithCompression(c)))
-		release(recs)
+		batches.Release(recs)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd, err := NewReader(bytes.NewReader(data), WithMaxBlockSize(1<<20))

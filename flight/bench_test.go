@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -230,7 +231,7 @@ func BenchmarkDoGet(b *testing.B) {
 		}
 		dataBytes += int64(len(blk))
 	}
-	release(recs)
+	batches.Release(recs)
 	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
 		for _, format := range []string{"arrowpack", "ipc"} {
 			b.Run(format+"/"+comp.String(), func(b *testing.B) {

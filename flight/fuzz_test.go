@@ -8,6 +8,7 @@ import (
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // encodeMessages serialises FlightData for the fuzzer: for each, the
@@ -46,7 +47,7 @@ func decodeMessages(b []byte) []*aflight.FlightData {
 // or an error each time, never panic.
 func FuzzReader(f *testing.F) {
 	recs := lineitemBatches(50, 3)
-	defer release(recs)
+	defer batches.Release(recs)
 	for _, comp := range []codec.Compression{codec.None, codec.LZ4} {
 		var m memStream
 		w, err := NewWriter(&m, recs[0].Schema(), codec.WithCompression(comp))

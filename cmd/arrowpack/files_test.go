@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -123,7 +124,7 @@ func TestConvertNeverLosesTheTarget(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 	_, got := readAll(t, target)
-	defer release(got)
+	defer batches.Release(got)
 	checkSameBatches(t, got, recs)
 	if st, err := os.Stat(target); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm() != 0o640) {
 		t.Errorf("mode after -f: %v %v, want 0640", st.Mode(), err)
@@ -182,7 +183,7 @@ func TestConvertOutputFormat(t *testing.T) {
 		for _, r := range got {
 			rows += r.NumRows()
 		}
-		release(got)
+		batches.Release(got)
 		if rows != 700 {
 			t.Errorf("%s holds %d rows, want 700", tc.name, rows)
 		}
@@ -305,7 +306,7 @@ func TestPipes(t *testing.T) {
 		t.Errorf("stdout holds a %s", f)
 	}
 	checkSameBatches(t, got, recs)
-	release(got)
+	batches.Release(got)
 
 	code, back, stderr := pipeRun(apkPath, "convert", "-to", "ipc", "-", "-")
 	if code != 0 {
@@ -315,7 +316,7 @@ func TestPipes(t *testing.T) {
 	os.WriteFile(backPath, back, 0o644)
 	_, got = readAll(t, backPath)
 	checkSameBatches(t, got, recs)
-	release(got)
+	batches.Release(got)
 
 	// inspect, cat and head of a pipe.
 	code, out, stderr := pipeRun(apkPath, "inspect", "-")
@@ -370,7 +371,7 @@ func TestSalvage(t *testing.T) {
 		t.Errorf("stdout %q does not say %q", stdout, want)
 	}
 	_, got := readAll(t, out)
-	defer release(got)
+	defer batches.Release(got)
 	checkSameBatches(t, got, recs[:2])
 
 	// Without -salvage the same input leaves nothing.
@@ -507,7 +508,7 @@ func TestInspectEveryFormat(t *testing.T) {
 	for _, r := range recs {
 		withMD = append(withMD, array.NewRecordBatch(schema, r.Columns(), r.NumRows()))
 	}
-	defer release(withMD)
+	defer batches.Release(withMD)
 	stream := filepath.Join(dir, "in.arrows")
 	writeIPC(t, stream, withMD, false)
 	for _, tc := range []struct {

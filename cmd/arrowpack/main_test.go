@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -58,7 +59,7 @@ func testBatches(t *testing.T) []arrow.RecordBatch {
 	big := randbatch.Lineitem(mem, 700)
 	defer big.Release()
 	recs := []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
-	t.Cleanup(func() { release(recs) })
+	t.Cleanup(func() { batches.Release(recs) })
 	return recs
 }
 
@@ -85,12 +86,6 @@ func convertedStream(t *testing.T, name string, args ...string) (dir, src, out s
 		t.Fatal(stderr)
 	}
 	return dir, src, out, recs
-}
-
-func release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }
 
 func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bool) {
@@ -130,13 +125,8 @@ func readAll(t *testing.T, path string) (format, []arrow.RecordBatch) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	var recs []arrow.RecordBatch
-	for in.Next() {
-		r := in.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
-	if err := in.Err(); err != nil {
+	recs, err := batches.ReadAll(in)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return in.format, recs
@@ -432,13 +422,13 @@ func TestConvertRoundTrip(t *testing.T) {
 				}
 
 				f, apkRecs := readAll(t, apk)
-				defer release(apkRecs)
+				defer batches.Release(apkRecs)
 				if f != formatArrowpack {
 					t.Errorf("%s is a %s", apk, f)
 				}
 				checkSameBatches(t, apkRecs, tc.recs)
 				f, backRecs := readAll(t, back)
-				defer release(backRecs)
+				defer batches.Release(backRecs)
 				if f != formatIPCStream {
 					t.Errorf("%s is a %s", back, f)
 				}
@@ -467,9 +457,9 @@ func TestConvertParquet(t *testing.T) {
 		t.Errorf("output: %q", out)
 	}
 	_, got := readAll(t, apk)
-	defer release(got)
+	defer batches.Release(got)
 	want := []arrow.RecordBatch{rec.NewSlice(0, 400), rec.NewSlice(400, 800), rec.NewSlice(800, 1000)}
-	defer release(want)
+	defer batches.Release(want)
 	if len(got) != len(want) {
 		t.Fatalf("%d batches, want %d", len(got), len(want))
 	}

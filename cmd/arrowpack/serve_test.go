@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,12 +98,12 @@ func TestServePutGet(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, args...); code != 0 {
 			t.Fatalf("get %v: %d %q %q", args, code, stdout, stderr)
 		}
-		f, batches := readAll(t, got)
+		f, back := readAll(t, got)
 		if f != formatArrowpack {
 			t.Errorf("get wrote a %s", f)
 		}
-		checkSameBatches(t, batches, recs)
-		release(batches)
+		checkSameBatches(t, back, recs)
+		batches.Release(back)
 	}
 	code, _, stderr = runCmd(t, "get", "-addr", addr, "no/such", filepath.Join(dir, "x"))
 	checkFailure(t, code, stderr, 1, "NotFound")

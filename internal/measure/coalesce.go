@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // Coalescing: what writing many small batches costs end to end (written as
@@ -169,7 +170,7 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	concatThen := func(write func(io.Writer, []arrow.RecordBatch) error) func(io.Writer) error {
 		return func(w io.Writer) error {
 			var groups []arrow.RecordBatch
-			defer func() { Release(groups) }()
+			defer func() { batches.Release(groups) }()
 			for start := 0; start < len(pieces); {
 				end, rows := start, 0
 				for end < len(pieces) && (end == start || rows+int(pieces[end].NumRows()) <= blockRows) {
@@ -346,35 +347,21 @@ func CountBatches(rd array.RecordReader) (int, error) {
 // checkStream reads stream with read's reader and checks it holds the rows
 // of pieces, in order.
 func checkStream(read func(io.Reader) (int, error), stream []byte, pieces []arrow.RecordBatch) error {
-	var got []arrow.RecordBatch
-	defer func() { Release(got) }()
-	collect := func(rec arrow.RecordBatch) { rec.Retain(); got = append(got, rec) }
 	if _, err := read(bytes.NewReader(stream)); err != nil {
 		return err
 	}
 	// Read again keeping the batches (the timed readers drop them).
-	if rd, err := codec.NewReader(bytes.NewReader(stream)); err == nil {
-		for rd.Next() {
-			collect(rd.RecordBatch())
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return err
-		}
-	} else {
-		rd, err := ipc.NewReader(bytes.NewReader(stream))
-		if err != nil {
-			return err
-		}
-		for rd.Next() {
-			collect(rd.RecordBatch())
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return err
-		}
+	var rd array.RecordReader
+	if r, err := codec.NewReader(bytes.NewReader(stream)); err == nil {
+		rd = r
+	} else if rd, err = ipc.NewReader(bytes.NewReader(stream)); err != nil {
+		return err
+	}
+	got, err := batches.ReadAll(rd)
+	rd.Release()
+	defer batches.Release(got)
+	if err != nil {
+		return err
 	}
 	all, err := concatenate(pieces[0].Schema(), got)
 	if err != nil {
@@ -439,7 +426,7 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 	if err != nil {
 		return res, err
 	}
-	defer Release(pieces)
+	defer batches.Release(pieces)
 	enc, err := codec.NewEncoder(rec.Schema())
 	if err != nil {
 		return res, err
@@ -539,7 +526,7 @@ func copyPieces(dst []byte, recs []arrow.RecordBatch) int {
 
 // Pieces cuts rec into batches of pieceRows rows (the last may be shorter),
 // each a compact copy that owns its memory, as a partitioner makes. The
-// caller releases them (see Release).
+// caller releases them (batches.Release).
 func Pieces(rec arrow.RecordBatch, pieceRows int) ([]arrow.RecordBatch, error) {
 	if pieceRows < 1 {
 		return nil, errors.New("measure: pieces of no rows")
@@ -550,19 +537,12 @@ func Pieces(rec arrow.RecordBatch, pieceRows int) ([]arrow.RecordBatch, error) {
 		p, err := concatenate(rec.Schema(), []arrow.RecordBatch{s})
 		s.Release()
 		if err != nil {
-			Release(pieces)
+			batches.Release(pieces)
 			return nil, err
 		}
 		pieces = append(pieces, p)
 	}
 	return pieces, nil
-}
-
-// Release releases every batch of recs.
-func Release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }
 
 // timeOpCPU is timeOp of one block, which also returns the CPU time per

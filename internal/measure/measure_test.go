@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -306,7 +307,7 @@ func TestPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer Release(pieces)
+	defer batches.Release(pieces)
 	var rows []int64
 	for _, p := range pieces {
 		rows = append(rows, p.NumRows())
@@ -333,7 +334,7 @@ func TestPieces(t *testing.T) {
 func TestPrepareIPC(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	recs := []arrow.RecordBatch{randbatch.Lineitem(mem, 10), randbatch.Lineitem(mem, 20)}
-	defer Release(recs)
+	defer batches.Release(recs)
 	opts, err := IPCOptions(recs[0].Schema(), codec.Zstd, 2)
 	if err != nil {
 		t.Fatal(err)
