@@ -16,8 +16,8 @@ import (
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-// readBlocks reads a stream and returns its batches, which the caller
-// releases.
+// readBlocks reads a stream and returns its batches, released when the
+// test ends.
 func readBlocks(t *testing.T, data []byte) []arrow.RecordBatch {
 	t.Helper()
 	r, err := NewReader(bytes.NewReader(data))
@@ -26,6 +26,7 @@ func readBlocks(t *testing.T, data []byte) []arrow.RecordBatch {
 	}
 	defer r.Release()
 	out, err := batches.ReadAll(r)
+	t.Cleanup(func() { batches.Release(out) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,6 @@ func TestWriterCoalesces(t *testing.T) {
 			}
 			checkRowsOf(t, fmt.Sprintf("%s block %d", name, b), nil, part, got[b])
 		}
-		batches.Release(got)
 	}
 	batches.Release(recs)
 	checked.AssertSize(t, 0)
@@ -164,7 +164,6 @@ func TestWriterFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer batches.Release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want 2 (the flushed batches, then the one Close wrote)", len(got))
 	}
@@ -172,7 +171,6 @@ func TestWriterFlush(t *testing.T) {
 	checkRowsOf(t, "closed", nil, recs[1:2], got[1])
 
 	plain := readBlocks(t, writeStream(t, schema, recs))
-	defer batches.Release(plain)
 	if len(plain) != len(recs) {
 		t.Fatalf("a Writer without the options wrote %d blocks for %d batches", len(plain), len(recs))
 	}
@@ -194,7 +192,6 @@ func TestWriterCoalescingRefusesInvalidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer batches.Release(got)
 	if len(got) != 1 {
 		t.Fatalf("%d blocks, want 1", len(got))
 	}
@@ -230,7 +227,6 @@ func TestWriterFallsBack(t *testing.T) {
 	}
 	defer batches.Release(recs)
 	got := readBlocks(t, writeStream(t, schema, recs, WithBlockRows(1000)))
-	defer batches.Release(got)
 	if len(got) != len(recs) {
 		t.Fatalf("%d blocks, want %d", len(got), len(recs))
 	}
@@ -273,7 +269,6 @@ func TestWriterRowsOnlyInvalidBatch(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer batches.Release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want the 2 valid batches", len(got))
 	}

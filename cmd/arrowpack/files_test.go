@@ -212,9 +212,7 @@ func TestConvertOutputFormat(t *testing.T) {
 // final count is the whole input.
 func TestConvertProgressReachesTheEnd(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 1000)
-	defer rec.Release()
+	rec := lineitem(t, 1000)
 	pq := filepath.Join(dir, "in.parquet")
 	writeParquet(t, pq, rec)
 	recs := testBatches(t)
@@ -453,9 +451,7 @@ func randRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed))
 // a large block into sections), and the summary tells time and throughput.
 func TestConvertLevelAndConcurrency(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 8192)
-	defer rec.Release()
+	rec := lineitem(t, 8192)
 	src := filepath.Join(dir, "in.arrows")
 	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
 	size := map[string]int64{}
@@ -567,19 +563,7 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 	defer col.Release()
 	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, 3)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip)),
-		pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := parquetBytes(t, rec, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip)), pqarrow.DefaultWriterProps())
 	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	footer := data[len(data)-8-footerLen : len(data)-8]
 	// Thrift compact, in the column chunk's metadata: field 3, the path in

@@ -51,6 +51,14 @@ func checkFailure(t *testing.T, code int, stderr string, wantCode int, want stri
 	}
 }
 
+// lineitem returns a lineitem batch of rows rows, released when the test
+// ends.
+func lineitem(t *testing.T, rows int) arrow.RecordBatch {
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), rows)
+	t.Cleanup(rec.Release)
+	return rec
+}
+
 // testBatches returns three lineitem batches of different sizes, the last a
 // slice, released when the test ends.
 func testBatches(t *testing.T) []arrow.RecordBatch {
@@ -358,15 +366,22 @@ func TestBenchInput(t *testing.T) {
 	checkFailure(t, code, stderr, 1, "no such file")
 }
 
+// writeParquet writes rec as a Parquet file at path that stores its Arrow
+// schema.
 func writeParquet(t *testing.T, path string, rec arrow.RecordBatch) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
+	data := parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+}
+
+// parquetBytes returns rec written as a Parquet file with the given
+// properties.
+func parquetBytes(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterProperties, aprops pqarrow.ArrowWriterProperties) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, aprops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,6 +391,7 @@ func writeParquet(t *testing.T, path string, rec arrow.RecordBatch) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return buf.Bytes()
 }
 
 func TestConvertRoundTrip(t *testing.T) {
@@ -443,9 +459,7 @@ func TestConvertRoundTrip(t *testing.T) {
 
 func TestConvertParquet(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 1000)
-	defer rec.Release()
+	rec := lineitem(t, 1000)
 	pq := filepath.Join(dir, "lineitem.parquet")
 	writeParquet(t, pq, rec)
 	apk := filepath.Join(dir, "lineitem.apks")
