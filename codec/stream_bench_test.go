@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/arrio"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -27,22 +28,23 @@ func BenchmarkStream(b *testing.B) {
 	defer rec.Release()
 	raw := must(must(codec.NewEncoder(rec.Schema())).Append(nil, rec))
 	total := int64(len(raw)) * blocks
+	recs := slices.Repeat([]arrow.RecordBatch{rec}, blocks)
 
 	for _, c := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
 		iopts := must(measure.IPCOptions(rec.Schema(), c, 1))
 		formats := []*streamFormat{{
 			name: "arrowpack",
-			newWriter: func(w io.Writer) (streamWriter, error) {
+			newWriter: func(w io.Writer) (batches.Writer, error) {
 				return codec.NewWriter(w, rec.Schema(), codec.WithCompression(c))
 			},
 			newReader: func(r io.Reader) (array.RecordReader, error) { return codec.NewReader(r) },
 		}, {
 			name:      "ipc",
-			newWriter: func(w io.Writer) (streamWriter, error) { return ipc.NewWriter(w, iopts...), nil },
+			newWriter: func(w io.Writer) (batches.Writer, error) { return ipc.NewWriter(w, iopts...), nil },
 			newReader: func(r io.Reader) (array.RecordReader, error) { return ipc.NewReader(r) },
 		}}
 		for _, f := range formats {
-			if err := f.write(&f.stream, rec, blocks); err != nil {
+			if err := f.write(&f.stream, recs); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -51,7 +53,7 @@ func BenchmarkStream(b *testing.B) {
 				b.SetBytes(total)
 				b.ReportMetric(float64(f.stream.Len()), "file-B")
 				for b.Loop() {
-					if err := f.write(io.Discard, rec, blocks); err != nil {
+					if err := f.write(io.Discard, recs); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -70,34 +72,22 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
-// streamWriter is what codec.Writer and ipc.Writer have in common.
-type streamWriter interface {
-	arrio.Writer
-	io.Closer
-}
-
 // streamFormat is one stream format of BenchmarkStream: how to open a
 // writer and a reader, and a stream written once to read back.
 type streamFormat struct {
 	name      string
-	newWriter func(io.Writer) (streamWriter, error)
+	newWriter func(io.Writer) (batches.Writer, error)
 	newReader func(io.Reader) (array.RecordReader, error)
 	stream    bytes.Buffer
 }
 
-// write writes rec n times as one stream into w.
-func (f *streamFormat) write(w io.Writer, rec arrow.RecordBatch, n int) error {
+// write writes recs as one stream into w.
+func (f *streamFormat) write(w io.Writer, recs []arrow.RecordBatch) error {
 	sw, err := f.newWriter(w)
 	if err != nil {
 		return err
 	}
-	for range n {
-		if err := sw.Write(rec); err != nil {
-			sw.Close()
-			return err
-		}
-	}
-	return sw.Close()
+	return batches.WriteAll(sw, recs)
 }
 
 // read reads f.stream back and checks it holds n batches.

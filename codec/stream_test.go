@@ -21,12 +21,7 @@ func writeStream(t testing.TB, schema *arrow.Schema, recs []arrow.RecordBatch, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range recs {
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -28,12 +28,7 @@ func put(ctx context.Context, c aflight.Client, path []string, schema *arrow.Sch
 		return err
 	}
 	w.SetFlightDescriptor(&aflight.FlightDescriptor{Type: aflight.DescriptorPATH, Path: path})
-	for _, rec := range recs {
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		return err
 	}
 	return closePut(stream)

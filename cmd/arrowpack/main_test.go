@@ -103,10 +103,7 @@ func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bo
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var w interface {
-		Write(arrow.RecordBatch) error
-		Close() error
-	}
+	var w batches.Writer
 	if fileFormat {
 		if w, err = ipc.NewFileWriter(f, ipc.WithSchema(recs[0].Schema())); err != nil {
 			t.Fatal(err)
@@ -114,12 +111,7 @@ func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bo
 	} else {
 		w = ipc.NewWriter(f, ipc.WithSchema(recs[0].Schema()))
 	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -113,12 +113,7 @@ func writeAPK(t *testing.T, path string, recs []arrow.RecordBatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package batches holds the record-batch chores that the tests of several
 // packages (codec, flight, the command) and internal/measure share: reading
-// every batch of a reader and releasing a list of batches. It imports only
+// every batch of a reader, writing a list of batches and releasing them. It imports only
 // arrow-go, so that package codec's own tests can use it.
 package batches
 
@@ -28,6 +28,25 @@ func ReadAll(rd Reader) ([]arrow.RecordBatch, error) {
 		recs = append(recs, rec)
 	}
 	return recs, rd.Err()
+}
+
+// Writer is what WriteAll needs of a writer: codec.Writer's, ipc.Writer's
+// and ipc.FileWriter's Write and Close.
+type Writer interface {
+	Write(arrow.RecordBatch) error
+	Close() error
+}
+
+// WriteAll writes recs to w and closes it. On an error it closes w and
+// returns the error.
+func WriteAll(w Writer, recs []arrow.RecordBatch) error {
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
 }
 
 // Release releases every batch of recs.

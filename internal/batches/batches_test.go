@@ -1,11 +1,13 @@
 package batches
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -71,4 +73,51 @@ func TestReadAll(t *testing.T) {
 		t.Fatalf("ReadAll of a failing reader = %d batches, %v; want 1, %v", len(got), err, errBroken)
 	}
 	Release(got)
+}
+
+// brokenWriter fails its second Write and counts its Closes.
+type brokenWriter struct{ writes, closes int }
+
+func (w *brokenWriter) Write(arrow.RecordBatch) error {
+	if w.writes++; w.writes == 2 {
+		return errBroken
+	}
+	return nil
+}
+
+func (w *brokenWriter) Close() error { w.closes++; return nil }
+
+// TestWriteAll: WriteAll writes every batch and closes the writer, so an
+// IPC stream reads back whole; on a failed Write it stops, closes the
+// writer and returns the error.
+func TestWriteAll(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	var recs []arrow.RecordBatch
+	for i := range 3 {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		b.Field(0).(*array.Int64Builder).AppendValues([]int64{int64(i)}, nil)
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	defer Release(recs)
+
+	var buf bytes.Buffer
+	if err := WriteAll(ipc.NewWriter(&buf, ipc.WithSchema(schema)), recs); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := ipc.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Release()
+	got, err := ReadAll(rd)
+	defer Release(got)
+	if err != nil || len(got) != len(recs) {
+		t.Fatalf("read back %d batches, %v; want %d", len(got), err, len(recs))
+	}
+
+	w := &brokenWriter{}
+	if err := WriteAll(w, recs); !errors.Is(err, errBroken) || w.writes != 2 || w.closes != 1 {
+		t.Fatalf("WriteAll to a failing writer = %v after %d writes and %d closes; want %v, 2, 1", err, w.writes, w.closes, errBroken)
+	}
 }

@@ -165,7 +165,7 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		if err != nil {
 			return err
 		}
-		return writeAll(cw, recs)
+		return batches.WriteAll(cw, recs)
 	}
 	concatThen := func(write func(io.Writer, []arrow.RecordBatch) error) func(io.Writer) error {
 		return func(w io.Writer) error {
@@ -188,7 +188,7 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	ipcWrite := func(w io.Writer, recs []arrow.RecordBatch) error {
-		return writeAll(ipc.NewWriter(w, ipc.WithSchema(schema)), recs)
+		return batches.WriteAll(ipc.NewWriter(w, ipc.WithSchema(schema)), recs)
 	}
 	apPerBatch := func(w io.Writer, recs []arrow.RecordBatch) error { return apWrite(w, recs) }
 	ways := []way{
@@ -267,21 +267,6 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	return res, nil
-}
-
-// writeAll writes recs to w, a codec.Writer or an ipc.Writer, and closes
-// it; on an error it closes w and returns the error.
-func writeAll(w interface {
-	Write(arrow.RecordBatch) error
-	Close() error
-}, recs []arrow.RecordBatch) error {
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	return w.Close()
 }
 
 // concatenate returns array.Concatenate's concatenation of recs.
