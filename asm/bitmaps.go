@@ -17,9 +17,7 @@ import (
 // unaligned loads, and no lane crossing.
 func shiftBits() {
 	const name = "shiftBitsVec"
-	TEXT(name, NOSPLIT, "func(dst, src []byte, k uint) int")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(dst, src []byte, k uint) int",
 		name+" sets dst[j] = src[j]>>k | src[j+1]<<(8-k) for j < n",
 		"and returns n, a multiple of 32 with n <= len(dst) and n+1 <= len(src)",
 		"(n = 0 if src is empty); 1 <= k <= 7. Equivalently, in 64-bit lanes:",
@@ -27,15 +25,7 @@ func shiftBits() {
 		"writes dst[:n] only; dst may be src itself.",
 	)
 
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("dst").Len(), GP64())
-	ns := Load(Param("src").Len(), GP64())
-	// n = min(len(dst), len(src)-1), at least 0, rounded down to 32.
-	decToZero(ns)
-	CMPQ(n, ns)
-	CMOVQGT(ns, n)
-	ANDQ(I32(-32), n)
+	dst, src, n := neighbourVectors("dst", "src", 32)
 
 	// Shift counts k and 8-k, in the low quadwords of two XMM registers.
 	k := Load(Param("k"), GP64())
@@ -62,24 +52,13 @@ func shiftBits() {
 		VMOVDQU(a, at(dst, v, 0))
 	}
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*32), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	for v := 0; v < unroll; v++ {
-		block(v, YMM(), YMM())
-	}
-	ADDQ(U32(unroll*32), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	block(0, YMM(), YMM())
-	ADDQ(U32(32), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, 32, func() {
+		for v := 0; v < unroll; v++ {
+			block(v, YMM(), YMM())
+		}
+	}, func() {
+		block(0, YMM(), YMM())
+	})
 
 	Label(name + "_done")
 	Store(n, ReturnIndex(0))
@@ -106,17 +85,13 @@ func popcount() {
 		DATA(32+8*q, U64(0x0f0f0f0f0f0f0f0f))
 	}
 
-	TEXT(name, NOSPLIT, "func(b []byte) (ones, n int)")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(b []byte) (ones, n int)",
 		name+" returns the number of set bits in b[:n], and n: len(b)",
 		"rounded down to a multiple of 32 (whole vectors), so n <= len(b). It",
 		"reads nothing at or past b[n].",
 	)
 
-	p := Load(Param("b").Base(), GP64())
-	n := Load(Param("b").Len(), GP64())
-	ANDQ(I32(-32), n)
+	p, n := wholeVectors("b", 32)
 
 	lut, mask, zero := YMM(), YMM(), YMM()
 	VMOVDQU(tab, lut)
@@ -142,35 +117,24 @@ func popcount() {
 		VPADDB(hi, lo, lo)
 	}
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*32), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	c := make([]VecVirtual, unroll)
-	for v := range c {
-		c[v] = YMM()
-		count(v, c[v], YMM())
-	}
-	for v := 0; v < unroll; v += 2 {
-		a := acc[v/2%len(acc)]
-		VPADDB(c[v+1], c[v], c[v])
-		VPSADBW(zero, c[v], c[v])
-		VPADDQ(c[v], a, a)
-	}
-	ADDQ(U32(unroll*32), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	w := YMM()
-	count(0, w, YMM())
-	VPSADBW(zero, w, w)
-	VPADDQ(w, acc[0], acc[0])
-	ADDQ(U32(32), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, 32, func() {
+		c := make([]VecVirtual, unroll)
+		for v := range c {
+			c[v] = YMM()
+			count(v, c[v], YMM())
+		}
+		for v := 0; v < unroll; v += 2 {
+			a := acc[v/2%len(acc)]
+			VPADDB(c[v+1], c[v], c[v])
+			VPSADBW(zero, c[v], c[v])
+			VPADDQ(c[v], a, a)
+		}
+	}, func() {
+		w := YMM()
+		count(0, w, YMM())
+		VPSADBW(zero, w, w)
+		VPADDQ(w, acc[0], acc[0])
+	})
 
 	// Sum the four 64-bit lanes of both accumulators.
 	Label(name + "_done")

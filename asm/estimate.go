@@ -14,17 +14,13 @@ import (
 // per-call setup (a sample is 64 to 256 bytes).
 func histogram() {
 	const name = "histogramVec"
-	TEXT(name, NOSPLIT, "func(counts *[256]uint32, src []byte) int")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(counts *[256]uint32, src []byte) int",
 		name+" adds to counts[v] the number of bytes of src[:n] equal to v,",
 		"where n is len(src) rounded down to a multiple of 32, and returns n.",
 		"It reads nothing at or past src[n].",
 	)
 	c := Load(Param("counts"), GP64())
-	p := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	ANDQ(I32(-32), n)
+	p, n := wholeVectors("src", 32)
 	i := GP64()
 	XORQ(i, i)
 	CMPQ(i, n)

@@ -11,31 +11,17 @@ import (
 // vectors, so the block size a routine returns a multiple of is one vector.
 const unroll = 4
 
-// elemKind describes one lane width of the offset kernels.
-type elemKind struct {
-	bits  int    // 32 or 64
-	goTyp string // int32 or int64
-}
-
-func (e elemKind) size() int    { return e.bits / 8 }
-func (e elemKind) lanes() int   { return 32 / e.size() }
-func (e elemKind) scale() uint8 { return uint8(e.size()) }
-
+// The offset and transform kernels' two lane widths.
 var (
 	kind32 = elemKind{bits: 32, goTyp: "int32"}
 	kind64 = elemKind{bits: 64, goTyp: "int64"}
 )
 
-func rebase32() { rebase(kind32) }
-func rebase64() { rebase(kind64) }
-
 // rebase generates rebase{32,64}Vec: dst[i] = src[i] - base, one vector of
 // lanes at a time, unroll vectors per iteration.
 func rebase(e elemKind) {
 	name := "rebase" + itoa(e.bits) + "Vec"
-	TEXT(name, NOSPLIT, "func(dst, src []"+e.goTyp+", base "+e.goTyp+") int")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(dst, src []"+e.goTyp+", base "+e.goTyp+") int",
 		name+" sets dst[i] = src[i] - base for i < n and returns n,",
 		"a multiple of its block size of "+itoa(e.lanes())+" (one 32-byte vector) with",
 		"n <= len(src). The caller guarantees len(dst) >= len(src); dst may be",
@@ -43,9 +29,7 @@ func rebase(e elemKind) {
 	)
 
 	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	ANDQ(I32(-e.lanes()), n) // whole vectors
+	src, n := wholeVectors("src", e.lanes())
 
 	// Broadcast base into every lane. (Through a general register: go vet
 	// rejects a VPBROADCASTD straight from an int32 argument.)
@@ -68,37 +52,24 @@ func rebase(e elemKind) {
 		return Mem{Base: base, Index: i, Scale: e.scale(), Disp: 32 * v}
 	}
 
-	// Main loop: unroll vectors per iteration while a whole group remains.
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*e.lanes()), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	v := make([]VecVirtual, unroll)
-	for j := range v {
-		v[j] = YMM()
-		VMOVDQU(at(src, j), v[j])
-	}
-	for j := range v {
-		sub(vbase, v[j], v[j])
-	}
-	for j := range v {
-		VMOVDQU(v[j], at(dst, j))
-	}
-	ADDQ(U32(unroll*e.lanes()), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	// One vector at a time for what is left of the whole vectors.
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	w := YMM()
-	VMOVDQU(at(src, 0), w)
-	sub(vbase, w, w)
-	VMOVDQU(w, at(dst, 0))
-	ADDQ(U32(e.lanes()), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, e.lanes(), func() {
+		v := make([]VecVirtual, unroll)
+		for j := range v {
+			v[j] = YMM()
+			VMOVDQU(at(src, j), v[j])
+		}
+		for j := range v {
+			sub(vbase, v[j], v[j])
+		}
+		for j := range v {
+			VMOVDQU(v[j], at(dst, j))
+		}
+	}, func() {
+		w := YMM()
+		VMOVDQU(at(src, 0), w)
+		sub(vbase, w, w)
+		VMOVDQU(w, at(dst, 0))
+	})
 
 	Label(name + "_done")
 	Store(n, ReturnIndex(0))
@@ -106,18 +77,13 @@ func rebase(e elemKind) {
 	RET()
 }
 
-func nondecreasing32() { nondecreasing(kind32) }
-func nondecreasing64() { nondecreasing(kind64) }
-
 // nondecreasing generates nondecreasing{32,64}Vec. A vector of x[i:i+lanes]
 // is compared with the overlapping vector x[i+1:i+lanes+1] (VPCMPGTD/Q:
 // signed x[i] > x[i+1]); the masks of an iteration are ORed together and
 // tested once, so the loop leaves at the first iteration with a decrease.
 func nondecreasing(e elemKind) {
 	name := "nondecreasing" + itoa(e.bits) + "Vec"
-	TEXT(name, NOSPLIT, "func(x []"+e.goTyp+") (n int, ok bool)")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(x []"+e.goTyp+") (n int, ok bool)",
 		name+" checks x[i] <= x[i+1] (signed) for i < n and",
 		"returns (n, true) if all hold, where n is a multiple of "+itoa(e.lanes()),
 		"(one 32-byte vector) and n+1 <= len(x) for a non-empty x: x[:n+1] is",
@@ -143,41 +109,30 @@ func nondecreasing(e elemKind) {
 		return Mem{Base: x, Index: i, Scale: e.scale(), Disp: 32*v + extra}
 	}
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*e.lanes()), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	v := make([]VecVirtual, unroll)
-	for j := range v {
-		v[j] = YMM()
-		VMOVDQU(at(j, 0), v[j])
-	}
-	for j := range v {
-		// v[j] = x[i+..] > x[i+1+..], lane by lane, all ones where so.
-		cmpgt(at(j, e.size()), v[j], v[j])
-	}
-	for s := 1; s < unroll; s *= 2 {
-		for j := 0; j+s < unroll; j += 2 * s {
-			VPOR(v[j+s], v[j], v[j])
+	vectorLoops(name, i, n, e.lanes(), func() {
+		v := make([]VecVirtual, unroll)
+		for j := range v {
+			v[j] = YMM()
+			VMOVDQU(at(j, 0), v[j])
 		}
-	}
-	VPTEST(v[0], v[0])
-	JNZ(LabelRef(name + "_fail"))
-	ADDQ(U32(unroll*e.lanes()), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	w := YMM()
-	VMOVDQU(at(0, 0), w)
-	cmpgt(at(0, e.size()), w, w)
-	VPTEST(w, w)
-	JNZ(LabelRef(name + "_fail"))
-	ADDQ(U32(e.lanes()), i)
-	JMP(LabelRef(name + "_single"))
+		for j := range v {
+			// v[j] = x[i+..] > x[i+1+..], lane by lane, all ones where so.
+			cmpgt(at(j, e.size()), v[j], v[j])
+		}
+		for s := 1; s < unroll; s *= 2 {
+			for j := 0; j+s < unroll; j += 2 * s {
+				VPOR(v[j+s], v[j], v[j])
+			}
+		}
+		VPTEST(v[0], v[0])
+		JNZ(LabelRef(name + "_fail"))
+	}, func() {
+		w := YMM()
+		VMOVDQU(at(0, 0), w)
+		cmpgt(at(0, e.size()), w, w)
+		VPTEST(w, w)
+		JNZ(LabelRef(name + "_fail"))
+	})
 
 	returnNOK(name, n)
 }

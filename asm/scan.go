@@ -15,72 +15,56 @@ import (
 // saw a high bit.
 func ascii() {
 	const name = "asciiVec"
-	TEXT(name, NOSPLIT, "func(b []byte) (n int, ok bool)")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(b []byte) (n int, ok bool)",
 		name+" checks that every byte of b[:n] is below 0x80, where n is",
 		"len(b) rounded down to a multiple of 32 (whole vectors), and returns",
 		"(n, true) if so and (_, false) if it found a byte >= 0x80. It reads",
 		"nothing at or past b[n].",
 	)
 
-	p := Load(Param("b").Base(), GP64())
-	n := Load(Param("b").Len(), GP64())
-	ANDQ(I32(-32), n)
+	p, n := wholeVectors("b", 32)
 
 	i := GP64()
 	XORQ(i, i)
 	at := func(v int) Mem { return Mem{Base: p, Index: i, Scale: 1, Disp: 32 * v} }
 	mask := GP32()
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*32), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	a, b := YMM(), YMM()
-	VMOVDQU(at(0), a)
-	VMOVDQU(at(2), b)
-	VPOR(at(1), a, a)
-	VPOR(at(3), b, b)
-	VPOR(b, a, a)
-	VPMOVMSKB(a, mask)
-	TESTL(mask, mask)
-	JNZ(LabelRef(name + "_fail"))
-	ADDQ(U32(unroll*32), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	w := YMM()
-	VMOVDQU(at(0), w)
-	VPMOVMSKB(w, mask)
-	TESTL(mask, mask)
-	JNZ(LabelRef(name + "_fail"))
-	ADDQ(U32(32), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, 32, func() {
+		a, b := YMM(), YMM()
+		VMOVDQU(at(0), a)
+		VMOVDQU(at(2), b)
+		VPOR(at(1), a, a)
+		VPOR(at(3), b, b)
+		VPOR(b, a, a)
+		VPMOVMSKB(a, mask)
+		TESTL(mask, mask)
+		JNZ(LabelRef(name + "_fail"))
+	}, func() {
+		w := YMM()
+		VMOVDQU(at(0), w)
+		VPMOVMSKB(w, mask)
+		TESTL(mask, mask)
+		JNZ(LabelRef(name + "_fail"))
+	})
 
 	returnNOK(name, n)
 }
 
 // maxKind describes one lane width of the max kernels.
 type maxKind struct {
-	bits  int
-	goTyp string
+	elemKind
 	// vmax sets its third operand to the lane-wise unsigned maximum of the
 	// other two (VPMAXUB/UW/UD); nil for 64 bits, which AVX2 lacks.
 	vmax func(ops ...Op)
 }
 
-func (k maxKind) size() int  { return k.bits / 8 }
-func (k maxKind) lanes() int { return 32 / k.size() }
-
-func max8()  { maxUint(maxKind{8, "uint8", VPMAXUB}) }
-func max16() { maxUint(maxKind{16, "uint16", VPMAXUW}) }
-func max32() { maxUint(maxKind{32, "uint32", VPMAXUD}) }
-func max64() { maxUint(maxKind{64, "uint64", nil}) }
+// The max kernels' four lane widths.
+var (
+	max8  = maxKind{elemKind{8, "uint8"}, VPMAXUB}
+	max16 = maxKind{elemKind{16, "uint16"}, VPMAXUW}
+	max32 = maxKind{elemKind{32, "uint32"}, VPMAXUD}
+	max64 = maxKind{elemKind{64, "uint64"}, nil}
+)
 
 // maxUint generates max{8,16,32,64}Vec: unroll independent accumulators,
 // each taking the maximum with one vector per iteration, folded together
@@ -92,17 +76,13 @@ func max64() { maxUint(maxKind{64, "uint64", nil}) }
 // larger and VPBLENDVB takes them.
 func maxUint(k maxKind) {
 	name := "max" + itoa(k.bits) + "Vec"
-	TEXT(name, NOSPLIT, "func(x []"+k.goTyp+") (m "+k.goTyp+", n int)")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(x []"+k.goTyp+") (m "+k.goTyp+", n int)",
 		name+" returns the largest of x[:n] (0 if n = 0), and n: len(x)",
 		"rounded down to a multiple of "+itoa(k.lanes())+" (one 32-byte vector). It reads nothing",
 		"at or past x[n].",
 	)
 
-	p := Load(Param("x").Base(), GP64())
-	n := Load(Param("x").Len(), GP64())
-	ANDQ(I32(-k.lanes()), n)
+	p, n := wholeVectors("x", k.lanes())
 
 	// fold sets acc to the lane-wise maximum of acc and v (a register or
 	// memory); for 64 bits, v is unbiased if memory and biased if not.
@@ -148,26 +128,15 @@ func maxUint(k maxKind) {
 
 	i := GP64()
 	XORQ(i, i)
-	at := func(v int) Mem { return Mem{Base: p, Index: i, Scale: uint8(k.size()), Disp: 32 * v} }
+	at := func(v int) Mem { return Mem{Base: p, Index: i, Scale: k.scale(), Disp: 32 * v} }
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*k.lanes()), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	for j := range acc {
-		fold(at(j), acc[j])
-	}
-	ADDQ(U32(unroll*k.lanes()), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	fold(at(0), acc[0])
-	ADDQ(U32(k.lanes()), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, k.lanes(), func() {
+		for j := range acc {
+			fold(at(j), acc[j])
+		}
+	}, func() {
+		fold(at(0), acc[0])
+	})
 
 	// Fold the accumulators, then the two halves, then the lanes of one
 	// half by byte shifts of 8, 4, 2 and 1 bytes down to the lane width.

@@ -107,23 +107,17 @@ func log2(x int) int {
 // planeSet's current position.
 func transposeFrame(name string, width int, untranspose bool, body func(vals Register, planes *planeSet)) {
 	block := transposeBlock[width]
-	TEXT(name, NOSPLIT, "func(dst, src []byte) int")
-	Pragma("noescape")
+	w := itoa(width)
+	formula, reads := "dst[j*n+i] = src[i*"+w+"+j]", "src[:m*"+w+"] and writes dst[j*n:j*n+m]"
 	if untranspose {
-		Doc(
-			name+" sets dst[i*"+itoa(width)+"+j] = src[j*n+i] for j < "+itoa(width)+" and i < m, where",
-			"n = len(src)/"+itoa(width)+", and returns m: n rounded down to a multiple of "+itoa(block)+".",
-			"The caller guarantees len(dst) >= len(src) and that dst and src do",
-			"not overlap. It reads src[j*n:j*n+m] and writes dst[:m*"+itoa(width)+"] only.",
-		)
-	} else {
-		Doc(
-			name+" sets dst[j*n+i] = src[i*"+itoa(width)+"+j] for j < "+itoa(width)+" and i < m, where",
-			"n = len(src)/"+itoa(width)+", and returns m: n rounded down to a multiple of "+itoa(block)+".",
-			"The caller guarantees len(dst) >= len(src) and that dst and src do",
-			"not overlap. It reads src[:m*"+itoa(width)+"] and writes dst[j*n:j*n+m] only.",
-		)
+		formula, reads = "dst[i*"+w+"+j] = src[j*n+i]", "src[j*n:j*n+m] and writes dst[:m*"+w+"]"
 	}
+	kernel(name, "func(dst, src []byte) int",
+		name+" sets "+formula+" for j < "+w+" and i < m, where",
+		"n = len(src)/"+w+", and returns m: n rounded down to a multiple of "+itoa(block)+".",
+		"The caller guarantees len(dst) >= len(src) and that dst and src do",
+		"not overlap. It reads "+reads+" only.",
+	)
 
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
@@ -283,27 +277,16 @@ func transpose4() {
 func transpose8() {
 	mask := laneMask("transpose8_mask", [16]byte{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15})
 	transposeFrame("transpose8Vec", 8, false, func(src Register, ps *planeSet) {
-		// Each half of the registers goes through two stages before the
-		// other half is loaded, so that no more than 16 are live.
-		var u [8]VecPhysical
-		for half := 0; half < 2; half++ {
-			var x [4]VecPhysical
-			for k := range x {
-				r := 4*half + k
-				x[k] = loadSplit(Mem{Base: src, Disp: 16 * r}, Mem{Base: src, Disp: 128 + 16*r})
-				VPSHUFB(mask, x[k], x[k])
-			}
-			// t[0], t[2]: planes 0-3, t[1], t[3]: planes 4-7 (doubleword j:
-			// plane j or 4+j), of four values each.
-			var t [4]VecPhysical
-			t[0], t[1] = unpack(vpunpcklwd, vpunpckhwd, x[0], x[1])
-			t[2], t[3] = unpack(vpunpcklwd, vpunpckhwd, x[2], x[3])
-			// u[q] holds two planes (quadwords) of eight values, values
-			// 0-7 for q < 4 and 8-15 for q >= 4: planes 0-1, 2-3, 4-5, 6-7
-			// in turn.
-			u[4*half], u[4*half+1] = unpack(vpunpckldq, vpunpckhdq, t[0], t[2])
-			u[4*half+2], u[4*half+3] = unpack(vpunpckldq, vpunpckhdq, t[1], t[3])
-		}
+		// After the word stage, registers hold planes 0-3 and 4-7
+		// (doubleword j: plane j or 4+j) of four values each; after the
+		// doubleword stage, u[q] holds two planes (quadwords) of eight
+		// values, values 0-7 for q < 4 and 8-15 for q >= 4: planes 0-1,
+		// 2-3, 4-5, 6-7 in turn.
+		u := twoStages(func(r int) VecPhysical {
+			x := loadSplit(Mem{Base: src, Disp: 16 * r}, Mem{Base: src, Disp: 128 + 16*r})
+			VPSHUFB(mask, x, x)
+			return x
+		}, vpunpcklwd, vpunpckhwd, vpunpckldq, vpunpckhdq)
 		for q := 0; q < 4; q++ {
 			lo, hi := unpack(vpunpcklqdq, vpunpckhqdq, u[q], u[q+4])
 			ps.storePair(2*q, lo, hi)
@@ -318,24 +301,13 @@ func transpose8() {
 // VPERMQ puts each plane's two quadwords into one lane.
 func transpose16() {
 	transposeFrame("transpose16Vec", 16, false, func(src Register, ps *planeSet) {
-		// As in transpose8, one half of the registers at a time first.
-		var u [8]VecPhysical
-		for half := 0; half < 2; half++ {
-			var x [4]VecPhysical
-			for k := range x {
-				r := 4*half + k
-				x[k] = loadSplit(Mem{Base: src, Disp: 16 * r}, Mem{Base: src, Disp: 128 + 16*r})
-			}
-			// t[0], t[2]: planes 0-7, t[1], t[3]: planes 8-15 (words) of
-			// two values each.
-			var t [4]VecPhysical
-			t[0], t[1] = unpack(vpunpckbw, vpunpckhbw, x[0], x[1])
-			t[2], t[3] = unpack(vpunpckbw, vpunpckhbw, x[2], x[3])
-			// u: planes 0-3, 4-7, 8-11, 12-15 (doublewords) of values 0-3,
-			// then of 4-7.
-			u[4*half], u[4*half+1] = unpack(vpunpcklwd, vpunpckhwd, t[0], t[2])
-			u[4*half+2], u[4*half+3] = unpack(vpunpcklwd, vpunpckhwd, t[1], t[3])
-		}
+		// After the byte stage, registers hold planes 0-7 and 8-15
+		// (words) of two values each; after the word stage, u holds
+		// planes 0-3, 4-7, 8-11, 12-15 (doublewords) of values 0-3, then
+		// of 4-7.
+		u := twoStages(func(r int) VecPhysical {
+			return loadSplit(Mem{Base: src, Disp: 16 * r}, Mem{Base: src, Disp: 128 + 16*r})
+		}, vpunpckbw, vpunpckhbw, vpunpcklwd, vpunpckhwd)
 		for q := 0; q < 4; q++ {
 			// Planes 4q, 4q+1 and 4q+2, 4q+3 of values 0-7.
 			lo, hi := unpack(vpunpckldq, vpunpckhdq, u[q], u[q+4])
@@ -348,6 +320,30 @@ func transpose16() {
 			}
 		}
 	})
+}
+
+// twoStages runs the first two unpack stages of the eight-register
+// transpositions (transpose8, transpose16 and their inverses) one half at
+// a time, so that no more than 16 registers are live: load(r) gives
+// register r, for r = 0..3 and then 4..7; in each half, registers 0 and 1,
+// 2 and 3 are unpacked with lo1/hi1 into t0, t1 and t2, t3, and then t0
+// with t2 and t1 with t3 with lo2/hi2. It returns those results, the
+// first half's in u[0:4] and the second's in u[4:8]: u[q] and u[q+4] are
+// what the last stage joins.
+func twoStages(load func(r int) VecPhysical, lo1, hi1, lo2, hi2 func(ops ...Op)) [8]VecPhysical {
+	var u [8]VecPhysical
+	for half := 0; half < 2; half++ {
+		var x [4]VecPhysical
+		for k := range x {
+			x[k] = load(4*half + k)
+		}
+		var t [4]VecPhysical
+		t[0], t[1] = unpack(lo1, hi1, x[0], x[1])
+		t[2], t[3] = unpack(lo1, hi1, x[2], x[3])
+		u[4*half], u[4*half+1] = unpack(lo2, hi2, t[0], t[2])
+		u[4*half+2], u[4*half+3] = unpack(lo2, hi2, t[1], t[3])
+	}
+	return u
 }
 
 // untranspose2 works on 32 values a block: unpacking the bytes of the two
@@ -398,26 +394,19 @@ func untranspose4() {
 // values 2k, 2k+1 in the low lane and 16+2k, 17+2k in the high lane.
 func untranspose8() {
 	transposeFrame("untranspose8Vec", 8, true, func(dst Register, ps *planeSet) {
-		// w[q][m]: bytes 4m-4m+3 (doublewords) of values 4q-4q+3. Planes
-		// 0-3 (m = 0) go through two stages before planes 4-7 are loaded.
-		var w [4][2]VecPhysical
-		for m := 0; m < 2; m++ {
-			var p [4]VecPhysical
-			for j := range p {
-				p[j] = vget()
-				VMOVDQU(ps.at(4*m+j, 0), p[j])
-			}
-			// l[k], h[k]: bytes 4m+2k, 4m+2k+1 (words) of values 0-7 and
-			// 8-15 (in the low lanes).
-			var l, h [2]VecPhysical
-			l[0], h[0] = unpack(vpunpckbw, vpunpckhbw, p[0], p[1])
-			l[1], h[1] = unpack(vpunpckbw, vpunpckhbw, p[2], p[3])
-			w[0][m], w[1][m] = unpack(vpunpcklwd, vpunpckhwd, l[0], l[1])
-			w[2][m], w[3][m] = unpack(vpunpcklwd, vpunpckhwd, h[0], h[1])
-		}
+		// Register r is plane r. In the half of planes 4m to 4m+3, the
+		// byte stage gives bytes 4m+2k, 4m+2k+1 (words; k = 0, 1) of
+		// values 0-7 and 8-15 (in the low lanes); after the word stage,
+		// w[q] and w[q+4] hold bytes 0-3 and 4-7 (doublewords) of values
+		// 4q-4q+3.
+		w := twoStages(func(r int) VecPhysical {
+			p := vget()
+			VMOVDQU(ps.at(r, 0), p)
+			return p
+		}, vpunpckbw, vpunpckhbw, vpunpcklwd, vpunpckhwd)
 		for q := 0; q < 4; q++ {
 			// Values 4q, 4q+1 and 4q+2, 4q+3.
-			z0, z1 := unpack(vpunpckldq, vpunpckhdq, w[q][0], w[q][1])
+			z0, z1 := unpack(vpunpckldq, vpunpckhdq, w[q], w[q+4])
 			storeLanePairs(dst, 32*q, 128, z0, z1)
 		}
 	})
@@ -430,23 +419,15 @@ func untranspose8() {
 // quadwords together.
 func untranspose16() {
 	transposeFrame("untranspose16Vec", 16, true, func(dst Register, ps *planeSet) {
-		// w[q][m]: planes 4m to 4m+3 (low lane) and 8+4m to 8+4m+3 (high
-		// lane), doublewords, of values 4q to 4q+3. Planes 0-3 and 8-11
-		// (m = 0) go through two stages before the others are loaded.
-		var w [4][2]VecPhysical
-		for m := 0; m < 2; m++ {
-			var r [4]VecPhysical
-			for j := range r {
-				r[j] = loadSplit(ps.at(4*m+j, 0), ps.at(8+4*m+j, 0))
-			}
-			var l, h [2]VecPhysical
-			l[0], h[0] = unpack(vpunpckbw, vpunpckhbw, r[0], r[1])
-			l[1], h[1] = unpack(vpunpckbw, vpunpckhbw, r[2], r[3])
-			w[0][m], w[1][m] = unpack(vpunpcklwd, vpunpckhwd, l[0], l[1])
-			w[2][m], w[3][m] = unpack(vpunpcklwd, vpunpckhwd, h[0], h[1])
-		}
+		// Register r holds plane r (low lane) and 8+r (high lane). After
+		// the word stage, w[q] and w[q+4] hold planes 0-3 and 4-7 (low
+		// lane) and 8-11 and 12-15 (high lane), doublewords, of values 4q
+		// to 4q+3.
+		w := twoStages(func(r int) VecPhysical {
+			return loadSplit(ps.at(r, 0), ps.at(8+r, 0))
+		}, vpunpckbw, vpunpckhbw, vpunpcklwd, vpunpckhwd)
 		for q := 0; q < 4; q++ {
-			z0, z1 := unpack(vpunpckldq, vpunpckhdq, w[q][0], w[q][1])
+			z0, z1 := unpack(vpunpckldq, vpunpckhdq, w[q], w[q+4])
 			for k, z := range []VecPhysical{z0, z1} {
 				VPERMQ(U8(0xd8), z, z)
 				VMOVDQU(z, Mem{Base: dst, Disp: 64*q + 32*k})
@@ -456,33 +437,20 @@ func untranspose16() {
 	})
 }
 
-func deltas32() { deltas(kind32) }
-func deltas64() { deltas(kind64) }
-
 // deltas generates deltas{32,64}Vec: dst[i] = x[i+1] - x[i], from the
 // vector at x[i:] and the overlapping one at x[i+1:], unroll vectors per
 // iteration. Each vector of dst is stored after the loads that read the
 // same elements of x, so dst may start where x starts.
 func deltas(e elemKind) {
 	name := "deltas" + itoa(e.bits) + "Vec"
-	TEXT(name, NOSPLIT, "func(dst, x []"+e.goTyp+") int")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(dst, x []"+e.goTyp+") int",
 		name+" sets dst[i] = x[i+1] - x[i] (wrapping) for i < n and returns n:",
 		"min(len(dst), len(x)-1) rounded down to a multiple of "+itoa(e.lanes())+" (one 32-byte",
 		"vector), 0 if x is empty. dst may start where x starts; otherwise they",
 		"do not overlap. It reads x[:n+1] and writes dst[:n] only.",
 	)
 
-	dst := Load(Param("dst").Base(), GP64())
-	x := Load(Param("x").Base(), GP64())
-	n := Load(Param("dst").Len(), GP64())
-	nx := Load(Param("x").Len(), GP64())
-	// n = min(len(dst), len(x)-1), at least 0, rounded down to vectors.
-	decToZero(nx)
-	CMPQ(n, nx)
-	CMOVQGT(nx, n)
-	ANDQ(I32(-e.lanes()), n)
+	dst, x, n := neighbourVectors("dst", "x", e.lanes())
 	Store(n, ReturnIndex(0))
 
 	sub := VPSUBD
@@ -495,43 +463,29 @@ func deltas(e elemKind) {
 		return Mem{Base: base, Index: i, Scale: e.scale(), Disp: 32*v + extra}
 	}
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*e.lanes()), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	v := make([]VecVirtual, unroll)
-	for j := range v {
-		v[j] = YMM()
-		VMOVDQU(at(x, j, e.size()), v[j])
-	}
-	for j := range v {
-		sub(at(x, j, 0), v[j], v[j])
-	}
-	for j := range v {
-		VMOVDQU(v[j], at(dst, j, 0))
-	}
-	ADDQ(U32(unroll*e.lanes()), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	w := YMM()
-	VMOVDQU(at(x, 0, e.size()), w)
-	sub(at(x, 0, 0), w, w)
-	VMOVDQU(w, at(dst, 0, 0))
-	ADDQ(U32(e.lanes()), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, e.lanes(), func() {
+		v := make([]VecVirtual, unroll)
+		for j := range v {
+			v[j] = YMM()
+			VMOVDQU(at(x, j, e.size()), v[j])
+		}
+		for j := range v {
+			sub(at(x, j, 0), v[j], v[j])
+		}
+		for j := range v {
+			VMOVDQU(v[j], at(dst, j, 0))
+		}
+	}, func() {
+		w := YMM()
+		VMOVDQU(at(x, 0, e.size()), w)
+		sub(at(x, 0, 0), w, w)
+		VMOVDQU(w, at(dst, 0, 0))
+	})
 
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
-
-func prefixSum32() { prefixSum(kind32) }
-func prefixSum64() { prefixSum(kind64) }
 
 // prefixSum generates prefixSum{32,64}Vec, an inclusive scan one vector at
 // a time. Within each 128-bit lane, adding the vector shifted up by one
@@ -548,9 +502,7 @@ func prefixSum64() { prefixSum(kind64) }
 // accumulators and tested once at the end.
 func prefixSum(e elemKind) {
 	name := "prefixSum" + itoa(e.bits) + "Vec"
-	TEXT(name, NOSPLIT, "func(dst, x []"+e.goTyp+", carry "+e.goTyp+") (n int, nonneg bool)")
-	Pragma("noescape")
-	Doc(
+	kernel(name, "func(dst, x []"+e.goTyp+", carry "+e.goTyp+") (n int, nonneg bool)",
 		name+" sets dst[i] = carry + x[0] + ... + x[i] (wrapping) for",
 		"i < n and returns n, len(x) rounded down to a multiple of "+itoa(e.lanes())+" (one",
 		"32-byte vector), and whether every x[i] and every dst[i] with i < n is",
@@ -559,9 +511,7 @@ func prefixSum(e elemKind) {
 	)
 
 	dst := Load(Param("dst").Base(), GP64())
-	x := Load(Param("x").Base(), GP64())
-	n := Load(Param("x").Len(), GP64())
-	ANDQ(I32(-e.lanes()), n)
+	x, n := wholeVectors("x", e.lanes())
 	Store(n, Return("n"))
 
 	add, shift, lastOfLane := VPADDD, 4, U8(0xff)
@@ -624,24 +574,13 @@ func prefixSum(e elemKind) {
 		VPOR(y, signsOut, signsOut)
 	}
 
-	big := GP64()
-	MOVQ(n, big)
-	ANDQ(I32(-unroll*e.lanes()), big)
-	JZ(LabelRef(name + "_single"))
-	Label(name + "_loop")
-	for v := 0; v < unroll; v++ {
-		scan(v)
-	}
-	ADDQ(U32(unroll*e.lanes()), i)
-	CMPQ(i, big)
-	JB(LabelRef(name + "_loop"))
-
-	Label(name + "_single")
-	CMPQ(i, n)
-	JAE(LabelRef(name + "_done"))
-	scan(0)
-	ADDQ(U32(e.lanes()), i)
-	JMP(LabelRef(name + "_single"))
+	vectorLoops(name, i, n, e.lanes(), func() {
+		for v := 0; v < unroll; v++ {
+			scan(v)
+		}
+	}, func() {
+		scan(0)
+	})
 
 	Label(name + "_done")
 	VPOR(signsIn, signsOut, signsOut)

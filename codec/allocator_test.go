@@ -22,10 +22,18 @@ type allocBatch struct {
 // allocBatches returns batches of every type: each type of
 // randbatch.AllTypes as a column, with no, some and all nulls and sliced at
 // every level; random schemas nested three deep under several seeds; and
-// the benchmark shapes. The caller releases them.
-func allocBatches(t *testing.T, mem memory.Allocator) []allocBatch {
+// the benchmark shapes. Their memory comes from a checked allocator: when
+// the test ends they are released and every byte must be back.
+func allocBatches(t *testing.T) []allocBatch {
 	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	var out []allocBatch
+	t.Cleanup(func() {
+		for _, b := range out {
+			b.rec.Release()
+		}
+	})
 	types := randbatch.AllTypes()
 	fields := make([]arrow.Field, len(types))
 	for i, dt := range types {
@@ -53,12 +61,6 @@ func allocBatches(t *testing.T, mem memory.Allocator) []allocBatch {
 		out = append(out, allocBatch{"shape/" + sh.Name, sh.Build(mem)})
 	}
 	return out
-}
-
-func releaseAllocBatches(bs []allocBatch) {
-	for _, b := range bs {
-		b.rec.Release()
-	}
 }
 
 // recordingAllocator wraps an allocator and remembers the memory it has
@@ -171,6 +173,12 @@ func allocCheck(t *testing.T, what string, dec *Decoder, want, got arrow.RecordB
 	}
 }
 
+// alignedBytes returns n bytes starting at an 8-byte aligned address.
+func alignedBytes(n int) []byte {
+	words := make([]uint64, (n+7)/8)
+	return unsafeBytes(words)[:n:n]
+}
+
 func encodeAligned(t *testing.T, enc *Encoder, rec arrow.RecordBatch) []byte {
 	t.Helper()
 	size, err := enc.Append(nil, rec)
@@ -188,10 +196,7 @@ func encodeAligned(t *testing.T, enc *Encoder, rec arrow.RecordBatch) []byte {
 // batch comes from the allocator, the batch survives the block being
 // overwritten, and releasing it returns every byte.
 func TestDecodeWithAllocator(t *testing.T) {
-	src := memory.NewGoAllocator()
-	batches := allocBatches(t, src)
-	defer releaseAllocBatches(batches)
-	for _, b := range batches {
+	for _, b := range allocBatches(t) {
 		t.Run(b.name, func(t *testing.T) {
 			checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			mem := newRecordingAllocator(checked)
@@ -294,11 +299,7 @@ func TestDecodeZeroCopyAliases(t *testing.T) {
 // TestDecodeZeroCopyAliasesEveryBuffer: without an allocator, every
 // non-empty buffer of a decoded batch, at every level, lies in the block.
 func TestDecodeZeroCopyAliasesEveryBuffer(t *testing.T) {
-	src := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer src.AssertSize(t, 0)
-	batches := allocBatches(t, src)
-	defer releaseAllocBatches(batches)
-	for _, b := range batches {
+	for _, b := range allocBatches(t) {
 		t.Run(b.name, func(t *testing.T) {
 			enc, _ := NewEncoder(b.rec.Schema())
 			dec, _ := NewDecoder(b.rec.Schema())
@@ -325,11 +326,7 @@ func TestDecodeZeroCopyAliasesEveryBuffer(t *testing.T) {
 // and an Encoder appending to a destination at every alignment writes the
 // same bytes.
 func TestUnalignedBlock(t *testing.T) {
-	src := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer src.AssertSize(t, 0)
-	batches := allocBatches(t, src)
-	defer releaseAllocBatches(batches)
-	for _, b := range batches {
+	for _, b := range allocBatches(t) {
 		t.Run(b.name, func(t *testing.T) {
 			enc, _ := NewEncoder(b.rec.Schema())
 			block := encodeAligned(t, enc, b.rec)

@@ -1,15 +1,15 @@
-package codec
+package codec_test
 
 import (
-	"bytes"
-	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -18,16 +18,19 @@ import (
 // the floors: a copy of as many bytes as the block (encode) and building
 // the same arrays over buffers already in place, with no checks (decode).
 // Every variant sets the arrowpack block size as its bytes per op, so that
-// MB/s compare; block-B and ipc-B report the two encodings' sizes.
+// MB/s compare; block-B and ipc-B report the two encodings' sizes. IPC is
+// prepared and run by internal/measure, as the bench command runs it. The
+// benchmarks live in the external test package codec_test because measure
+// imports codec.
 
 // benchCase is one benchmark shape, encoded both ways once.
 type benchCase struct {
 	name  string
 	rec   arrow.RecordBatch
-	enc   *Encoder
-	dec   *Decoder
-	block []byte // the arrowpack block, 8-byte aligned
-	ipc   []byte // the same batch as a self-contained IPC stream
+	enc   *codec.Encoder
+	dec   *codec.Decoder
+	block []byte            // the arrowpack block, 8-byte aligned
+	ipc   *measure.Prepared // the same batch as a self-contained IPC stream
 	floor []*floorNode
 }
 
@@ -60,10 +63,10 @@ func loadBenchCases(tb testing.TB) []*benchCase {
 func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
 	c := &benchCase{name: name, rec: rec}
 	var err error
-	if c.enc, err = NewEncoder(rec.Schema()); err != nil {
+	if c.enc, err = codec.NewEncoder(rec.Schema()); err != nil {
 		return nil, err
 	}
-	if c.dec, err = NewDecoder(rec.Schema()); err != nil {
+	if c.dec, err = codec.NewDecoder(rec.Schema()); err != nil {
 		return nil, err
 	}
 	size, err := c.enc.Append(nil, rec)
@@ -74,11 +77,13 @@ func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := ipcWrite(&buf, rec, ipcOptions(rec.Schema(), None, 1)); err != nil {
+	opts, err := measure.IPCOptions(rec.Schema(), codec.None, 1)
+	if err != nil {
 		return nil, err
 	}
-	c.ipc = buf.Bytes()
+	if c.ipc, err = measure.PrepareIPC([]arrow.RecordBatch{rec}, opts); err != nil {
+		return nil, err
+	}
 
 	// The floor's buffers: where each buffer of a zero-copy decoded batch
 	// lives in the block.
@@ -93,54 +98,18 @@ func newBenchCase(name string, rec arrow.RecordBatch) (*benchCase, error) {
 	return c, nil
 }
 
-// ipcOptions returns the options of arrow-go's IPC writer for compression
-// c on conc goroutines: the same codec, or LZ4 for MinLZ, which IPC lacks.
-func ipcOptions(schema *arrow.Schema, c Compression, conc int) []ipc.Option {
-	opts := []ipc.Option{ipc.WithSchema(schema)}
-	switch c {
-	case LZ4, MinLZ:
-		opts = append(opts, ipc.WithLZ4())
-	case Zstd:
-		opts = append(opts, ipc.WithZstd())
-	}
-	if c != None && conc > 1 {
-		opts = append(opts, ipc.WithCompressConcurrency(conc))
-	}
-	return opts
-}
-
-// ipcWrite writes rec into buf, emptied first, as a self-contained IPC
-// stream (schema, batch, end marker), as a shuffle using IPC per block does.
-func ipcWrite(buf *bytes.Buffer, rec arrow.RecordBatch, opts []ipc.Option) error {
-	buf.Reset()
-	w := ipc.NewWriter(buf, opts...)
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return w.Close()
-}
-
-// ipcRead reads the one batch of a self-contained IPC stream, as a user
-// would, and releases it.
-func ipcRead(data []byte) error {
-	r, err := ipc.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	defer r.Release()
-	if !r.Next() {
-		return fmt.Errorf("ipc reader: no batch: %v", r.Err())
-	}
-	rec := r.RecordBatch()
-	rec.Retain()
-	rec.Release()
-	return nil
-}
-
 // alignedBytes returns n bytes starting at an 8-byte aligned address.
 func alignedBytes(n int) []byte {
 	words := make([]uint64, (n+7)/8)
-	return unsafeBytes(words)[:n:n]
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
+}
+
+// must returns v, or panics with err: for setups that cannot fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // floorNode is one array node of a decoded batch: its type, length, null
@@ -219,7 +188,20 @@ func (c *benchCase) floorDecode() arrow.RecordBatch {
 
 func (c *benchCase) reportSizes(b *testing.B) {
 	b.ReportMetric(float64(len(c.block)), "block-B")
-	b.ReportMetric(float64(len(c.ipc)), "ipc-B")
+	b.ReportMetric(float64(c.ipc.Bytes), "ipc-B")
+}
+
+// benchIPC times op, measure's IPC encoding or decoding of the case's
+// batch, as a sub-benchmark of BenchmarkEncode or BenchmarkDecode.
+func (c *benchCase) benchIPC(b *testing.B, op func(i int) error) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(c.block)))
+	for b.Loop() {
+		if err := op(0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.reportSizes(b)
 }
 
 func BenchmarkEncode(b *testing.B) {
@@ -238,18 +220,7 @@ func BenchmarkEncode(b *testing.B) {
 				}
 				c.reportSizes(b)
 			})
-			b.Run("ipc", func(b *testing.B) {
-				var buf bytes.Buffer
-				opts := ipcOptions(c.rec.Schema(), None, 1)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(c.block)))
-				for b.Loop() {
-					if err := ipcWrite(&buf, c.rec, opts); err != nil {
-						b.Fatal(err)
-					}
-				}
-				c.reportSizes(b)
-			})
+			b.Run("ipc", func(b *testing.B) { c.benchIPC(b, c.ipc.Encode) })
 			b.Run("copy", func(b *testing.B) {
 				dst := alignedBytes(len(c.block))
 				b.ReportAllocs()
@@ -278,16 +249,7 @@ func BenchmarkDecode(b *testing.B) {
 				}
 				c.reportSizes(b)
 			})
-			b.Run("ipc", func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(c.block)))
-				for b.Loop() {
-					if err := ipcRead(c.ipc); err != nil {
-						b.Fatal(err)
-					}
-				}
-				c.reportSizes(b)
-			})
+			b.Run("ipc", func(b *testing.B) { c.benchIPC(b, c.ipc.Decode) })
 			b.Run("floor", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.block)))

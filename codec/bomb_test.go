@@ -139,6 +139,24 @@ func TestDecompressionBombs(t *testing.T) {
 
 	// A MinLZ block of 8 MiB of zeros, for a chunk declaring n.
 	mz := must(minlz.Encode(nil, make([]byte, 8<<20), minlz.LevelFastest))
+	// A valid block of the same raw body, to warm a decoder up with: the
+	// zstd decoder's state is made on first use.
+	good := buildCompressed(rawBlock, Zstd, n, []chunkSpec{{n, validZ}})
+	// checkBomb decodes block with dec, warmed up first, and checks that it
+	// fails with ErrCorrupt, having allocated no more than bombLimit.
+	checkBomb := func(t *testing.T, dec *Decoder, block []byte) {
+		t.Helper()
+		must(dec.Decode(good)).Release()
+		var err error
+		got := allocated(func() { _, err = dec.Decode(block) })
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("decode: %v, want ErrCorrupt", err)
+		}
+		t.Logf("%d-byte block: %d bytes allocated", len(block), got)
+		if lim := bombLimit(block, n); got > lim {
+			t.Fatalf("a %d-byte block declaring %d raw bytes allocated %d bytes, limit %d (%v)", len(block), n, got, lim, err)
+		}
+	}
 
 	cases := []struct {
 		name string
@@ -157,19 +175,7 @@ func TestDecompressionBombs(t *testing.T) {
 			if len(block) > 64<<10 {
 				t.Fatalf("bomb block of %d bytes: not a bomb", len(block))
 			}
-			dec := must(NewDecoder(bombSchema))
-			// Warm up: the zstd decoder's state is made on first use.
-			good := buildCompressed(rawBlock, Zstd, n, []chunkSpec{{n, validZ}})
-			must(dec.Decode(good)).Release()
-			var err error
-			got := allocated(func() { _, err = dec.Decode(block) })
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("decode: %v, want ErrCorrupt", err)
-			}
-			t.Logf("%d-byte block: %d bytes allocated", len(block), got)
-			if lim := bombLimit(block, n); got > lim {
-				t.Fatalf("a %d-byte block declaring %d raw bytes allocated %d bytes, limit %d (%v)", len(block), n, got, lim, err)
-			}
+			checkBomb(t, must(NewDecoder(bombSchema)), block)
 		})
 	}
 
@@ -181,17 +187,7 @@ func TestDecompressionBombs(t *testing.T) {
 		}
 		chunks[5].raw = n - 5*8
 		block := buildCompressed(rawBlock, Zstd, n, chunks)
-		dec := must(NewDecoder(bombSchema, WithConcurrency(2)))
-		must(dec.Decode(buildCompressed(rawBlock, Zstd, n, []chunkSpec{{n, validZ}}))).Release()
-		var err error
-		got := allocated(func() { _, err = dec.Decode(block) })
-		if !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("decode: %v, want ErrCorrupt", err)
-		}
-		t.Logf("%d-byte block: %d bytes allocated", len(block), got)
-		if lim := bombLimit(block, n); got > lim {
-			t.Fatalf("a %d-byte block of 6 bomb chunks allocated %d bytes, limit %d", len(block), got, lim)
-		}
+		checkBomb(t, must(NewDecoder(bombSchema, WithConcurrency(2))), block)
 	})
 }
 

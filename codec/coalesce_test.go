@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -261,7 +262,7 @@ func TestAppendBatchesAllTypes(t *testing.T) {
 				recs[j] = randbatch.Batch(mem, r, schema, rows, randbatch.Options{NullProb: nulls, MaxListLen: 4, Slice: true})
 			}
 			checkCoalesced(t, fmt.Sprintf("type %d %s nulls %.1f", i, dt, nulls), schema, recs)
-			release(recs)
+			batches.Release(recs)
 		}
 	}
 }
@@ -281,7 +282,7 @@ func TestAppendBatchesRandomSchemas(t *testing.T) {
 			continue
 		}
 		checkCoalesced(t, fmt.Sprintf("schema %d", i), schema, recs)
-		release(recs)
+		batches.Release(recs)
 	}
 }
 
@@ -350,7 +351,7 @@ func TestAppendBatchesDictionaries(t *testing.T) {
 		for _, recs := range [][]arrow.RecordBatch{{a, a}, {a, b}, {a, c}, {c, a, b}, {sa, c, sa}} {
 			checkCoalesced(t, fmt.Sprintf("%s x%d", dt, len(recs)), schema, recs)
 		}
-		release([]arrow.RecordBatch{a, b, c, sa})
+		batches.Release([]arrow.RecordBatch{a, b, c, sa})
 	}
 }
 
@@ -392,8 +393,8 @@ func TestAppendBatchesGolden(t *testing.T) {
 			if err := rdr.Err(); err != nil {
 				t.Fatal(err)
 			}
-			defer release(whole)
-			defer release(sliced)
+			defer batches.Release(whole)
+			defer batches.Release(sliced)
 			if len(whole) == 0 {
 				checkZeroBatches(t, rdr.Schema())
 				return
@@ -410,7 +411,7 @@ func TestAppendBatchesGolden(t *testing.T) {
 // comes back unchanged with each.
 func TestAppendBatchesErrors(t *testing.T) {
 	schema, recs := goldenBatches()
-	defer release(recs)
+	defer batches.Release(recs)
 	enc, err := NewEncoder(schema)
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +439,7 @@ func TestAppendBatchesAllocs(t *testing.T) {
 	for i := int64(0); i < 1024; i += 16 {
 		recs = append(recs, full.NewSlice(i, i+16))
 	}
-	defer release(recs)
+	defer batches.Release(recs)
 	for _, c := range []Compression{None, LZ4} {
 		enc, err := NewEncoder(full.Schema(), WithCompression(c))
 		if err != nil {
@@ -475,7 +476,7 @@ func FuzzAppendBatches(f *testing.F) {
 		for i := range recs {
 			recs[i] = randbatch.Batch(mem, r, schema, r.IntN(1+int(rows%300)), opts)
 		}
-		defer release(recs)
+		defer batches.Release(recs)
 		if len(recs) == 0 {
 			checkZeroBatches(t, schema)
 			return

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // shortBuffer returns a buffer of n bytes whose slice has room for 64: the
@@ -104,7 +105,7 @@ func TestAppendInvalidBatch(t *testing.T) {
 // an error wrapping ErrClosed.
 func TestWriteAfterClose(t *testing.T) {
 	schema, recs := goldenBatches()
-	defer release(recs)
+	defer batches.Release(recs)
 	var sink bytes.Buffer
 	w, err := NewWriter(&sink, schema)
 	if err != nil {

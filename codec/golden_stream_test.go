@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -40,7 +41,7 @@ func goldenBatches() (*arrow.Schema, []arrow.RecordBatch) {
 // Run with -update to rewrite the files after a deliberate format change.
 func TestGoldenStreams(t *testing.T) {
 	schema, recs := goldenBatches()
-	defer release(recs)
+	defer batches.Release(recs)
 	for _, c := range []Compression{None, LZ4, Zstd} {
 		path := filepath.Join("testdata", "golden", "all-types-"+c.String()+".apk")
 		data := writeStream(t, schema, recs, WithCompression(c))

@@ -1,4 +1,4 @@
-package codec
+package codec_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -22,12 +23,12 @@ func BenchmarkDecodePool(b *testing.B) {
 	}
 	rec := shape.Build(memory.NewGoAllocator())
 	defer rec.Release()
-	for _, c := range []Compression{LZ4, Zstd} {
-		block := must(must(NewEncoder(rec.Schema(), WithCompression(c))).Append(nil, rec))
+	for _, c := range []codec.Compression{codec.LZ4, codec.Zstd} {
+		block := must(must(codec.NewEncoder(rec.Schema(), codec.WithCompression(c))).Append(nil, rec))
 		for _, gc := range []int{0, 64, 8, 1} {
 			{
 				b.Run(fmt.Sprintf("%s/gc=%d", c, gc), func(b *testing.B) {
-					dec := must(NewDecoder(rec.Schema()))
+					dec := must(codec.NewDecoder(rec.Schema()))
 					b.ReportAllocs()
 					b.SetBytes(int64(len(block)))
 					for i := range b.N {

@@ -4,24 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/arrio"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
 // TestReaderArrio: a Reader is an arrio.Reader, so arrio.Copy moves a
 // stream into arrow-go's IPC writer, batch for batch.
 func TestReaderArrio(t *testing.T) {
-	mem := memory.NewGoAllocator()
-	r := rand.New(rand.NewPCG(5, 5))
-	schema := randbatch.RandomSchema(r, 4, 2)
-	recs := randomBatches(r, mem, schema, 3)
-	defer release(recs)
+	_, schema, recs := seededBatches(t, 5, 4, 2, 3)
 	data := writeStream(t, schema, recs)
 
 	rd, err := NewReader(bytes.NewReader(data))
@@ -54,11 +47,7 @@ func TestReaderArrio(t *testing.T) {
 // TestReaderRefCount: Release follows arrow-go's reference counting: the
 // Reader stops only when the last reference goes.
 func TestReaderRefCount(t *testing.T) {
-	mem := memory.NewGoAllocator()
-	r := rand.New(rand.NewPCG(6, 6))
-	schema := randbatch.RandomSchema(r, 2, 1)
-	recs := randomBatches(r, mem, schema, 3)
-	defer release(recs)
+	_, schema, recs := seededBatches(t, 6, 2, 1, 3)
 	rd, err := NewReader(bytes.NewReader(writeStream(t, schema, recs)))
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +84,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // TestReaderIOErrors: an error of the underlying reader is reported as
 // itself, not as corruption, wherever it happens, after an end frame too.
 func TestReaderIOErrors(t *testing.T) {
-	mem := memory.NewGoAllocator()
-	r := rand.New(rand.NewPCG(7, 7))
-	schema := randbatch.RandomSchema(r, 2, 1)
-	recs := randomBatches(r, mem, schema, 2)
-	defer release(recs)
+	_, schema, recs := seededBatches(t, 7, 2, 1, 2)
 	data := writeStream(t, schema, recs)
 	ioErr := errors.New("disk on fire")
 	for _, cut := range []int{len(data), len(data) - 8, len(data) / 2, streamHeaderSize} {

@@ -12,11 +12,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-// readBlocks reads a stream and returns its batches, which the caller
-// releases.
+// readBlocks reads a stream and returns its batches, released when the
+// test ends.
 func readBlocks(t *testing.T, data []byte) []arrow.RecordBatch {
 	t.Helper()
 	r, err := NewReader(bytes.NewReader(data))
@@ -24,13 +25,9 @@ func readBlocks(t *testing.T, data []byte) []arrow.RecordBatch {
 		t.Fatal(err)
 	}
 	defer r.Release()
-	var out []arrow.RecordBatch
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		out = append(out, rec)
-	}
-	if err := r.Err(); err != nil {
+	out, err := batches.ReadAll(r)
+	t.Cleanup(func() { batches.Release(out) })
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -73,7 +70,7 @@ func TestWriterCoalesces(t *testing.T) {
 	// Dictionaries with 8-bit indices differ from batch to batch and their
 	// union soon overflows the index type; TestWriterFallsBack covers them.
 	all, golden := goldenBatches()
-	release(golden)
+	batches.Release(golden)
 	var fields []arrow.Field
 	for _, f := range all.Fields() {
 		if s := f.Type.String(); !strings.Contains(s, "indices=int8") && !strings.Contains(s, "indices=uint8") {
@@ -117,23 +114,30 @@ func TestWriterCoalesces(t *testing.T) {
 			}
 			checkRowsOf(t, fmt.Sprintf("%s block %d", name, b), nil, part, got[b])
 		}
-		release(got)
 	}
-	release(recs)
+	batches.Release(recs)
 	checked.AssertSize(t, 0)
+}
+
+// coalescingWriter returns the golden batches, released when t ends, and a
+// Writer of their schema into sink that coalesces up to 1000 rows a block.
+func coalescingWriter(t *testing.T, sink *bytes.Buffer) (*arrow.Schema, []arrow.RecordBatch, *Writer) {
+	t.Helper()
+	schema, recs := goldenBatches()
+	t.Cleanup(func() { batches.Release(recs) })
+	w, err := NewWriter(sink, schema, WithBlockRows(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema, recs, w
 }
 
 // TestWriterFlush checks that a coalescing Writer writes nothing until a
 // target is reached or Flush or Close is called, and that a Writer without
 // the options writes one block per batch.
 func TestWriterFlush(t *testing.T) {
-	schema, recs := goldenBatches()
-	defer release(recs)
 	var sink bytes.Buffer
-	w, err := NewWriter(&sink, schema, WithBlockRows(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema, recs, w := coalescingWriter(t, &sink)
 	header := sink.Len()
 	for _, rec := range recs {
 		if err := w.Write(rec); err != nil {
@@ -160,7 +164,6 @@ func TestWriterFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want 2 (the flushed batches, then the one Close wrote)", len(got))
 	}
@@ -168,7 +171,6 @@ func TestWriterFlush(t *testing.T) {
 	checkRowsOf(t, "closed", nil, recs[1:2], got[1])
 
 	plain := readBlocks(t, writeStream(t, schema, recs))
-	defer release(plain)
 	if len(plain) != len(recs) {
 		t.Fatalf("a Writer without the options wrote %d blocks for %d batches", len(plain), len(recs))
 	}
@@ -177,13 +179,8 @@ func TestWriterFlush(t *testing.T) {
 // TestWriterCoalescingRefusesInvalidBatch checks that an invalid batch is
 // refused by its own Write and leaves the pending batches as they were.
 func TestWriterCoalescingRefusesInvalidBatch(t *testing.T) {
-	schema, recs := goldenBatches()
-	defer release(recs)
 	var sink bytes.Buffer
-	w, err := NewWriter(&sink, schema, WithBlockRows(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, recs, w := coalescingWriter(t, &sink)
 	if err := w.Write(recs[1]); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +192,6 @@ func TestWriterCoalescingRefusesInvalidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
 	if len(got) != 1 {
 		t.Fatalf("%d blocks, want 1", len(got))
 	}
@@ -229,9 +225,8 @@ func TestWriterFallsBack(t *testing.T) {
 		recs = append(recs, array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len())))
 		arr.Release()
 	}
-	defer release(recs)
+	defer batches.Release(recs)
 	got := readBlocks(t, writeStream(t, schema, recs, WithBlockRows(1000)))
-	defer release(got)
 	if len(got) != len(recs) {
 		t.Fatalf("%d blocks, want %d", len(got), len(recs))
 	}
@@ -274,7 +269,6 @@ func TestWriterRowsOnlyInvalidBatch(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 	got := readBlocks(t, sink.Bytes())
-	defer release(got)
 	if len(got) != 2 {
 		t.Fatalf("%d blocks, want the 2 valid batches", len(got))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -20,12 +21,7 @@ func writeStream(t testing.TB, schema *arrow.Schema, recs []arrow.RecordBatch, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range recs {
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -63,10 +59,15 @@ func randomBatches(r *rand.Rand, mem memory.Allocator, schema *arrow.Schema, n i
 	return recs
 }
 
-func release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
+// seededBatches returns the source seeded with seed, a random schema of
+// fields top-level fields nested up to depth levels, and n random batches
+// of it (randomBatches), which are released when t ends.
+func seededBatches(t testing.TB, seed uint64, fields, depth, n int) (*rand.Rand, *arrow.Schema, []arrow.RecordBatch) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	schema := randbatch.RandomSchema(r, fields, depth)
+	recs := randomBatches(r, memory.NewGoAllocator(), schema, n)
+	t.Cleanup(func() { batches.Release(recs) })
+	return r, schema, recs
 }
 
 func TestStreamRoundTrip(t *testing.T) {
@@ -81,7 +82,7 @@ func TestStreamRoundTrip(t *testing.T) {
 			checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			readStream(t, data, recs, WithAllocator(checked))
 			checked.AssertSize(t, 0)
-			release(recs)
+			batches.Release(recs)
 		}
 	}
 }
@@ -113,8 +114,8 @@ func TestStreamConcatenated(t *testing.T) {
 	schema := randbatch.RandomSchema(r, 3, 2)
 	a := randomBatches(r, mem, schema, 3)
 	b := randomBatches(r, mem, schema, 2)
-	defer release(a)
-	defer release(b)
+	defer batches.Release(a)
+	defer batches.Release(b)
 	// A spill appended to: stream, empty stream, stream.
 	var data []byte
 	data = append(data, writeStream(t, schema, a, WithCompression(LZ4))...)
@@ -143,20 +144,15 @@ func TestStreamRetainedBatchSurvives(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 23))
 	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	recs := randomBatches(r, mem, schema, 20)
-	defer release(recs)
+	defer batches.Release(recs)
 	rd, err := NewReader(bytes.NewReader(writeStream(t, schema, recs)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []arrow.RecordBatch
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		rec.Retain()
-		kept = append(kept, rec)
-	}
+	kept, err := batches.ReadAll(rd)
 	rd.Release()
-	if rd.Err() != nil || len(kept) != len(recs) {
-		t.Fatalf("read %d of %d batches: %v", len(kept), len(recs), rd.Err())
+	if err != nil || len(kept) != len(recs) {
+		t.Fatalf("read %d of %d batches: %v", len(kept), len(recs), err)
 	}
 	for i, rec := range kept {
 		checkSame(t, recs[i], rec, rd.Schema())
@@ -167,11 +163,7 @@ func TestStreamRetainedBatchSurvives(t *testing.T) {
 // TestStreamCorrupt cuts a stream at every length and flips bytes: every
 // failure wraps ErrCorrupt, nothing panics, and what is read is sound.
 func TestStreamCorrupt(t *testing.T) {
-	mem := memory.NewGoAllocator()
-	r := rand.New(rand.NewPCG(24, 24))
-	schema := randbatch.RandomSchema(r, 3, 2)
-	recs := randomBatches(r, mem, schema, 3)
-	defer release(recs)
+	r, schema, recs := seededBatches(t, 24, 3, 2, 3)
 	for _, c := range []Compression{None, LZ4} {
 		data := writeStream(t, schema, recs, WithCompression(c))
 		for n := range len(data) {
@@ -214,7 +206,7 @@ func FuzzReader(f *testing.F) {
 		schema := randbatch.RandomSchema(r, 1+i, 2)
 		recs := randomBatches(r, mem, schema, 2)
 		f.Add(writeStream(f, schema, recs, WithCompression(c)))
-		release(recs)
+		batches.Release(recs)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd, err := NewReader(bytes.NewReader(data), WithMaxBlockSize(1<<20))

@@ -18,9 +18,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
+	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -87,12 +88,9 @@ func (s *benchServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 		}
 		w = aw
 	case "ipc":
-		opts := []ipc.Option{ipc.WithSchema(schema)}
-		switch comp {
-		case codec.LZ4:
-			opts = append(opts, ipc.WithLZ4())
-		case codec.Zstd:
-			opts = append(opts, ipc.WithZstd())
+		opts, err := measure.IPCOptions(schema, comp, 1)
+		if err != nil {
+			return err
 		}
 		w = aflight.NewRecordWriter(stream, opts...)
 	default:
@@ -230,7 +228,7 @@ func BenchmarkDoGet(b *testing.B) {
 		}
 		dataBytes += int64(len(blk))
 	}
-	release(recs)
+	batches.Release(recs)
 	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
 		for _, format := range []string{"arrowpack", "ipc"} {
 			b.Run(format+"/"+comp.String(), func(b *testing.B) {

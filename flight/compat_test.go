@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // A standard arrow-go Flight client, which knows nothing of arrowpack, reads
@@ -19,7 +19,7 @@ import (
 // arrow-go's IPC writer an arrowpack Reader gets back.
 func TestStandardClient(t *testing.T) {
 	recs := lineitemBatches(2000, 1, 500)
-	defer release(recs)
+	defer batches.Release(recs)
 	ts := startServer(t, nil, codec.WithCompression(codec.Zstd))
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 30*time.Second)
@@ -43,18 +43,13 @@ func TestStandardClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []arrow.RecordBatch
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		got = append(got, rec)
-	}
-	if err := r.Err(); err != nil {
+	got, err := batches.ReadAll(r)
+	if err != nil {
 		t.Fatal(err)
 	}
 	r.Release()
 	checkEqual(t, got, recs)
-	release(got)
+	batches.Release(got)
 
 	// arrow-go's IPC writer puts, with app_metadata; the server converts.
 	ps, err := c.DoPut(ctx)
@@ -77,7 +72,7 @@ func TestStandardClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkEqual(t, got, recs)
-	release(got)
+	batches.Release(got)
 }
 
 // memStream is a DataStreamWriter and DataStreamReader in memory.
@@ -110,7 +105,7 @@ func (m *memStream) Recv() (*aflight.FlightData, error) {
 // without it; split blocks are joined; Read follows arrio.Reader.
 func TestAppMetadataAndSplit(t *testing.T) {
 	recs := lineitemBatches(3000, 10)
-	defer release(recs)
+	defer batches.Release(recs)
 	var m memStream
 	w, err := NewWriter(&m, recs[0].Schema())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -50,9 +51,9 @@ func (s *stallServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 // error, after whole batches only, well before its deadline.
 func TestServerStoppedMidDoGet(t *testing.T) {
 	small := lineitemBatches(1000, 1000, 1000)
-	defer release(small)
+	defer batches.Release(small)
 	big := lineitemBatches(60000) // a block over 4 MiB: split in parts
-	defer release(big)
+	defer batches.Release(big)
 	cases := []struct {
 		name  string
 		recs  []arrow.RecordBatch
@@ -150,7 +151,7 @@ func corruptStream(t *testing.T, recs []arrow.RecordBatch, path []string, corrup
 // status that names the problem, and nothing is stored.
 func TestCorruptDoPut(t *testing.T) {
 	recs := lineitemBatches(2000, 5000)
-	defer release(recs)
+	defer batches.Release(recs)
 	flip := func(i, at int) func([]*aflight.FlightData) []*aflight.FlightData {
 		return func(m []*aflight.FlightData) []*aflight.FlightData {
 			b := m[i].DataBody

@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
+	"github.com/arrowpack/arrowpack/internal/measure"
 )
 
 // encodeMessages serialises FlightData for the fuzzer: for each, the
@@ -46,7 +46,7 @@ func decodeMessages(b []byte) []*aflight.FlightData {
 // or an error each time, never panic.
 func FuzzReader(f *testing.F) {
 	recs := lineitemBatches(50, 3)
-	defer release(recs)
+	defer batches.Release(recs)
 	for _, comp := range []codec.Compression{codec.None, codec.LZ4} {
 		var m memStream
 		w, err := NewWriter(&m, recs[0].Schema(), codec.WithCompression(comp))
@@ -60,7 +60,11 @@ func FuzzReader(f *testing.F) {
 		f.Add(encodeMessages(m.msgs))
 		// IPC FlightData as arrow-go writes them.
 		var ipcm memStream
-		iw := aflight.NewRecordWriter(&ipcm, ipcOptions(recs[0].Schema(), comp)...)
+		opts, err := measure.IPCOptions(recs[0].Schema(), comp, 1)
+		if err != nil {
+			f.Fatal(err)
+		}
+		iw := aflight.NewRecordWriter(&ipcm, opts...)
 		for _, rec := range recs {
 			iw.Write(rec)
 		}
@@ -78,15 +82,4 @@ func FuzzReader(f *testing.F) {
 			_ = r.RecordBatch().NumRows()
 		}
 	})
-}
-
-func ipcOptions(s *arrow.Schema, c codec.Compression) []ipc.Option {
-	opts := []ipc.Option{ipc.WithSchema(s)}
-	switch c {
-	case codec.LZ4:
-		opts = append(opts, ipc.WithLZ4())
-	case codec.Zstd:
-		opts = append(opts, ipc.WithZstd())
-	}
-	return opts
 }

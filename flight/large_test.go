@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // A batch whose block is over 64 MiB goes through a put and a get with
@@ -59,6 +60,6 @@ func TestLargeBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(got)
+	defer batches.Release(got)
 	checkEqual(t, got, []arrow.RecordBatch{rec})
 }

@@ -12,6 +12,7 @@ import (
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -27,12 +28,7 @@ func put(ctx context.Context, c aflight.Client, path []string, schema *arrow.Sch
 		return err
 	}
 	w.SetFlightDescriptor(&aflight.FlightDescriptor{Type: aflight.DescriptorPATH, Path: path})
-	for _, rec := range recs {
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		return err
 	}
 	return closePut(stream)
@@ -72,23 +68,12 @@ func get(ctx context.Context, c aflight.Client, path []string, ap bool, comp cod
 		return nil, err
 	}
 	defer r.Release()
-	var recs []arrow.RecordBatch
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		recs = append(recs, rec)
-	}
-	if err := r.Err(); err != nil {
-		release(recs)
+	recs, err := batches.ReadAll(r)
+	if err != nil {
+		batches.Release(recs)
 		return nil, err
 	}
 	return recs, nil
-}
-
-func release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }
 
 // checkEqual checks that got holds the rows of want, batch for batch.
@@ -114,7 +99,7 @@ func lineitemBatches(rows ...int) []arrow.RecordBatch {
 
 func TestPutGetRoundTrip(t *testing.T) {
 	recs := lineitemBatches(1000, 0, 1, 3000)
-	defer release(recs)
+	defer batches.Release(recs)
 	big := recs[3].NewSlice(7, 2500) // a slice: offsets not at 0, bitmaps at a bit offset
 	defer big.Release()
 	recs = append(recs, big)
@@ -132,7 +117,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 				t.Fatalf("get arrowpack=%v %s: %v", ap, comp, err)
 			}
 			checkEqual(t, got, recs)
-			release(got)
+			batches.Release(got)
 		}
 	}
 }

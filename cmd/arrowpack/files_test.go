@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -123,7 +124,7 @@ func TestConvertNeverLosesTheTarget(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 	_, got := readAll(t, target)
-	defer release(got)
+	defer batches.Release(got)
 	checkSameBatches(t, got, recs)
 	if st, err := os.Stat(target); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm() != 0o640) {
 		t.Errorf("mode after -f: %v %v, want 0640", st.Mode(), err)
@@ -139,7 +140,6 @@ func TestConvertNeverLosesTheTarget(t *testing.T) {
 func TestConvertOutputFormat(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "in.apk")
 	ipcSrc := filepath.Join(dir, "in.arrows")
 	writeIPC(t, ipcSrc, recs, false)
@@ -183,7 +183,7 @@ func TestConvertOutputFormat(t *testing.T) {
 		for _, r := range got {
 			rows += r.NumRows()
 		}
-		release(got)
+		batches.Release(got)
 		if rows != 700 {
 			t.Errorf("%s holds %d rows, want 700", tc.name, rows)
 		}
@@ -212,13 +212,10 @@ func TestConvertOutputFormat(t *testing.T) {
 // final count is the whole input.
 func TestConvertProgressReachesTheEnd(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 1000)
-	defer rec.Release()
+	rec := lineitem(t, 1000)
 	pq := filepath.Join(dir, "in.parquet")
 	writeParquet(t, pq, rec)
 	recs := testBatches(t)
-	defer release(recs)
 	ipcFile := filepath.Join(dir, "in.arrow")
 	writeIPC(t, ipcFile, recs, true)
 	stream := filepath.Join(dir, "in.arrows")
@@ -307,7 +304,7 @@ func TestPipes(t *testing.T) {
 		t.Errorf("stdout holds a %s", f)
 	}
 	checkSameBatches(t, got, recs)
-	release(got)
+	batches.Release(got)
 
 	code, back, stderr := pipeRun(apkPath, "convert", "-to", "ipc", "-", "-")
 	if code != 0 {
@@ -317,7 +314,7 @@ func TestPipes(t *testing.T) {
 	os.WriteFile(backPath, back, 0o644)
 	_, got = readAll(t, backPath)
 	checkSameBatches(t, got, recs)
-	release(got)
+	batches.Release(got)
 
 	// inspect, cat and head of a pipe.
 	code, out, stderr := pipeRun(apkPath, "inspect", "-")
@@ -349,12 +346,7 @@ func TestPipes(t *testing.T) {
 // stream of them, says how many rows it kept and where the damage starts,
 // and exits 1.
 func TestSalvage(t *testing.T) {
-	dir := t.TempDir()
-	src, recs := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apk")
-	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, _, apk, recs := convertedStream(t, "in.apk")
 	bad := filepath.Join(dir, "bad.apk")
 	corruptCopy(t, apk, bad, 100) // in the last block
 
@@ -377,7 +369,7 @@ func TestSalvage(t *testing.T) {
 		t.Errorf("stdout %q does not say %q", stdout, want)
 	}
 	_, got := readAll(t, out)
-	defer release(got)
+	defer batches.Release(got)
 	checkSameBatches(t, got, recs[:2])
 
 	// Without -salvage the same input leaves nothing.
@@ -432,7 +424,6 @@ func TestHelpListsEveryCommand(t *testing.T) {
 func TestMessages(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "one.arrows")
 	writeIPC(t, src, recs[1:2], false)
 	code, out, stderr := runCmd(t, "convert", src, filepath.Join(dir, "one.apk"))
@@ -460,9 +451,7 @@ func randRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed))
 // a large block into sections), and the summary tells time and throughput.
 func TestConvertLevelAndConcurrency(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 8192)
-	defer rec.Release()
+	rec := lineitem(t, 8192)
 	src := filepath.Join(dir, "in.arrows")
 	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
 	size := map[string]int64{}
@@ -507,7 +496,6 @@ func TestConvertLevelAndConcurrency(t *testing.T) {
 func TestInspectEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	md := arrow.NewMetadata([]string{"origin", "note"}, []string{"test", "line one\nline two"})
 	fields := recs[0].Schema().Fields()
 	fields[0].Metadata = arrow.NewMetadata([]string{"unit"}, []string{"key"})
@@ -516,7 +504,7 @@ func TestInspectEveryFormat(t *testing.T) {
 	for _, r := range recs {
 		withMD = append(withMD, array.NewRecordBatch(schema, r.Columns(), r.NumRows()))
 	}
-	defer release(withMD)
+	defer batches.Release(withMD)
 	stream := filepath.Join(dir, "in.arrows")
 	writeIPC(t, stream, withMD, false)
 	for _, tc := range []struct {
@@ -575,19 +563,7 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 	defer col.Release()
 	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, 3)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip)),
-		pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := parquetBytes(t, rec, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip)), pqarrow.DefaultWriterProps())
 	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	footer := data[len(data)-8-footerLen : len(data)-8]
 	// Thrift compact, in the column chunk's metadata: field 3, the path in
@@ -610,12 +586,7 @@ func TestParquetCodecArrowGoLacks(t *testing.T) {
 // TestInspectDamagedParquet: inspect reads each row group of a Parquet
 // file; one whose page header is damaged is where it stops, exit 1.
 func TestInspectDamagedParquet(t *testing.T) {
-	dir := t.TempDir()
-	stream, _ := testStream(t, dir)
-	pq := filepath.Join(dir, "in.parquet")
-	if code, _, stderr := runCmd(t, "convert", stream, pq); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, _, pq, _ := convertedStream(t, "in.parquet")
 	in, err := openInput(pq, nil, defaultBatchRows)
 	if err != nil {
 		t.Fatal(err)

@@ -88,8 +88,16 @@ func descriptorPath(s string) ([]string, error) {
 	return path, nil
 }
 
-func dialFlight(addr string) (aflight.Client, error) {
-	return aflight.NewClientWithMiddleware(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+// dialFlight connects to the Flight server at o.addr and returns the
+// client and a context that ends after o.timeout; done closes the client
+// and cancels the context.
+func dialFlight(o *flightOptions) (c aflight.Client, ctx context.Context, done func(), err error) {
+	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	return c, ctx, func() { cancel(); c.Close() }, nil
 }
 
 func runPut(e *env, args []string) error {
@@ -109,13 +117,11 @@ func runPut(e *env, args []string) error {
 		return err
 	}
 	defer in.Close()
-	c, err := dialFlight(o.addr)
+	c, ctx, done, err := dialFlight(o)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
-	defer cancel()
+	defer done()
 	stream, err := c.DoPut(ctx)
 	if err != nil {
 		return err
@@ -183,13 +189,11 @@ func runGet(e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	c, err := dialFlight(o.addr)
+	c, ctx, done, err := dialFlight(o)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
-	defer cancel()
+	defer done()
 	info, err := c.GetFlightInfo(ctx, &aflight.FlightDescriptor{Type: aflight.DescriptorPATH, Path: path})
 	if err != nil {
 		return fmt.Errorf("get %s: %w", pos[0], err)

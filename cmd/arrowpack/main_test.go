@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -50,14 +51,24 @@ func checkFailure(t *testing.T, code int, stderr string, wantCode int, want stri
 	}
 }
 
+// lineitem returns a lineitem batch of rows rows, released when the test
+// ends.
+func lineitem(t *testing.T, rows int) arrow.RecordBatch {
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), rows)
+	t.Cleanup(rec.Release)
+	return rec
+}
+
 // testBatches returns three lineitem batches of different sizes, the last a
-// slice; the caller releases them.
+// slice, released when the test ends.
 func testBatches(t *testing.T) []arrow.RecordBatch {
 	t.Helper()
 	mem := memory.NewGoAllocator()
 	big := randbatch.Lineitem(mem, 700)
 	defer big.Release()
-	return []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
+	recs := []arrow.RecordBatch{big.NewSlice(0, 300), big.NewSlice(300, 301), big.NewSlice(301, 700)}
+	t.Cleanup(func() { batches.Release(recs) })
+	return recs
 }
 
 // testStream writes the test batches to an IPC stream, dir/in.arrows, and
@@ -65,16 +76,24 @@ func testBatches(t *testing.T) []arrow.RecordBatch {
 func testStream(t *testing.T, dir string) (string, []arrow.RecordBatch) {
 	t.Helper()
 	recs := testBatches(t)
-	t.Cleanup(func() { release(recs) })
 	path := filepath.Join(dir, "in.arrows")
 	writeIPC(t, path, recs, false)
 	return path, recs
 }
 
-func release(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
+// convertedStream writes the test batches to an IPC stream (testStream) in
+// a new temporary directory and converts it with `arrowpack convert args...`
+// into the file name there. It returns the directory, the stream's path,
+// the converted file's path and the batches.
+func convertedStream(t *testing.T, name string, args ...string) (dir, src, out string, recs []arrow.RecordBatch) {
+	t.Helper()
+	dir = t.TempDir()
+	src, recs = testStream(t, dir)
+	out = filepath.Join(dir, name)
+	if code, _, stderr := runCmd(t, append(append([]string{"convert"}, args...), src, out)...); code != 0 {
+		t.Fatal(stderr)
 	}
+	return dir, src, out, recs
 }
 
 func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bool) {
@@ -84,10 +103,7 @@ func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bo
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var w interface {
-		Write(arrow.RecordBatch) error
-		Close() error
-	}
+	var w batches.Writer
 	if fileFormat {
 		if w, err = ipc.NewFileWriter(f, ipc.WithSchema(recs[0].Schema())); err != nil {
 			t.Fatal(err)
@@ -95,12 +111,7 @@ func writeIPC(t *testing.T, path string, recs []arrow.RecordBatch, fileFormat bo
 	} else {
 		w = ipc.NewWriter(f, ipc.WithSchema(recs[0].Schema()))
 	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -114,13 +125,8 @@ func readAll(t *testing.T, path string) (format, []arrow.RecordBatch) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	var recs []arrow.RecordBatch
-	for in.Next() {
-		r := in.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
-	if err := in.Err(); err != nil {
+	recs, err := batches.ReadAll(in)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return in.format, recs
@@ -171,7 +177,6 @@ func TestBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	stream := filepath.Join(dir, "in.arrows")
 	recs := testBatches(t)
-	defer release(recs)
 	writeIPC(t, stream, recs, false)
 	for _, tc := range []struct {
 		args []string
@@ -324,7 +329,6 @@ func TestBenchTable(t *testing.T) {
 func TestBenchInput(t *testing.T) {
 	dir := t.TempDir()
 	recs := testBatches(t)
-	defer release(recs)
 	file := filepath.Join(dir, "mine.arrow")
 	writeIPC(t, file, recs, true)
 	pq := filepath.Join(dir, "mine.parquet")
@@ -354,15 +358,22 @@ func TestBenchInput(t *testing.T) {
 	checkFailure(t, code, stderr, 1, "no such file")
 }
 
+// writeParquet writes rec as a Parquet file at path that stores its Arrow
+// schema.
 func writeParquet(t *testing.T, path string, rec arrow.RecordBatch) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
+	data := parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+}
+
+// parquetBytes returns rec written as a Parquet file with the given
+// properties.
+func parquetBytes(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterProperties, aprops pqarrow.ArrowWriterProperties) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, aprops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,13 +383,13 @@ func writeParquet(t *testing.T, path string, rec arrow.RecordBatch) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return buf.Bytes()
 }
 
 func TestConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	mem := memory.NewGoAllocator()
 	recs := testBatches(t)
-	defer release(recs)
 	// Streams carry dictionaries and nested types too.
 	dict := randbatch.Dictionary(mem, 500)
 	defer dict.Release()
@@ -419,13 +430,13 @@ func TestConvertRoundTrip(t *testing.T) {
 				}
 
 				f, apkRecs := readAll(t, apk)
-				defer release(apkRecs)
+				defer batches.Release(apkRecs)
 				if f != formatArrowpack {
 					t.Errorf("%s is a %s", apk, f)
 				}
 				checkSameBatches(t, apkRecs, tc.recs)
 				f, backRecs := readAll(t, back)
-				defer release(backRecs)
+				defer batches.Release(backRecs)
 				if f != formatIPCStream {
 					t.Errorf("%s is a %s", back, f)
 				}
@@ -440,9 +451,7 @@ func TestConvertRoundTrip(t *testing.T) {
 
 func TestConvertParquet(t *testing.T) {
 	dir := t.TempDir()
-	mem := memory.NewGoAllocator()
-	rec := randbatch.Lineitem(mem, 1000)
-	defer rec.Release()
+	rec := lineitem(t, 1000)
 	pq := filepath.Join(dir, "lineitem.parquet")
 	writeParquet(t, pq, rec)
 	apk := filepath.Join(dir, "lineitem.apks")
@@ -454,9 +463,9 @@ func TestConvertParquet(t *testing.T) {
 		t.Errorf("output: %q", out)
 	}
 	_, got := readAll(t, apk)
-	defer release(got)
+	defer batches.Release(got)
 	want := []arrow.RecordBatch{rec.NewSlice(0, 400), rec.NewSlice(400, 800), rec.NewSlice(800, 1000)}
-	defer release(want)
+	defer batches.Release(want)
 	if len(got) != len(want) {
 		t.Fatalf("%d batches, want %d", len(got), len(want))
 	}
@@ -470,12 +479,7 @@ func TestConvertParquet(t *testing.T) {
 }
 
 func TestInspect(t *testing.T) {
-	dir := t.TempDir()
-	src, _ := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apks")
-	if code, _, stderr := runCmd(t, "convert", "-compression", "zstd", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	_, src, apk, _ := convertedStream(t, "in.apks", "-compression", "zstd")
 	code, out, stderr := runCmd(t, "inspect", apk)
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
@@ -512,12 +516,7 @@ func corruptCopy(t *testing.T, src, dst string, fromEnd int) {
 }
 
 func TestCorruptAndBadFiles(t *testing.T) {
-	dir := t.TempDir()
-	src, _ := testStream(t, dir)
-	apk := filepath.Join(dir, "in.apks")
-	if code, _, stderr := runCmd(t, "convert", src, apk); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir, src, apk, _ := convertedStream(t, "in.apks")
 	// Flip a byte in the last block's body: the first two blocks are fine.
 	bad := filepath.Join(dir, "bad.apks")
 	corruptCopy(t, apk, bad, 100)
@@ -607,7 +606,6 @@ func TestExec(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	recs := testBatches(t)
-	defer release(recs)
 	src := filepath.Join(dir, "in.arrows")
 	writeIPC(t, src, recs, false)
 	apk := filepath.Join(dir, "in.apks")

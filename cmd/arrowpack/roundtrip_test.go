@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -83,7 +84,7 @@ func TestRoundTripRandomTypes(t *testing.T) {
 		// arrays (unions, list views) that arrowpack normalizes.
 		src := filepath.Join(dir, "t"+itoa(int64(i))+".apk")
 		writeAPK(t, src, recs)
-		release(recs)
+		batches.Release(recs)
 		if roundTripChain(t, dir, src) == chainFull {
 			full = append(full, dt.String())
 		} else {
@@ -112,12 +113,7 @@ func writeAPK(t *testing.T, path string, recs []arrow.RecordBatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := batches.WriteAll(w, recs); err != nil {
 		t.Fatal(err)
 	}
 }

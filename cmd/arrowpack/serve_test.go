@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,6 @@ func TestServePutGet(t *testing.T) {
 	defer stop()
 
 	recs := testBatches(t)
-	defer release(recs)
 	in := filepath.Join(dir, "in.arrows")
 	writeIPC(t, in, recs, false)
 	if code, stdout, stderr := runCmd(t, "put", "-addr", addr, in, "tables/lineitem"); code != 0 || !strings.Contains(stdout, "3 batches, 700 rows") {
@@ -98,12 +98,12 @@ func TestServePutGet(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, args...); code != 0 {
 			t.Fatalf("get %v: %d %q %q", args, code, stdout, stderr)
 		}
-		f, batches := readAll(t, got)
+		f, back := readAll(t, got)
 		if f != formatArrowpack {
 			t.Errorf("get wrote a %s", f)
 		}
-		checkSameBatches(t, batches, recs)
-		release(batches)
+		checkSameBatches(t, back, recs)
+		batches.Release(back)
 	}
 	code, _, stderr = runCmd(t, "get", "-addr", addr, "no/such", filepath.Join(dir, "x"))
 	checkFailure(t, code, stderr, 1, "NotFound")

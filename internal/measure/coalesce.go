@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 )
 
 // Coalescing: what writing many small batches costs end to end (written as
@@ -153,36 +154,23 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	}
 	schema := pieces[0].Schema()
 	res := CoalesceResult{Shape: shape, PieceRows: int(pieces[0].NumRows()), Pieces: len(pieces), BlockRows: blockRows}
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	unlock, err := lockBenchTime(opts)
 	if err != nil {
 		return res, err
 	}
-	defer restore()
+	defer unlock()
 
-	apWrite := func(o ...codec.Option) func(io.Writer) error {
-		return func(w io.Writer) error {
-			cw, err := codec.NewWriter(w, schema, o...)
-			if err != nil {
-				return err
-			}
-			for _, p := range pieces {
-				if err := cw.Write(p); err != nil {
-					return err
-				}
-			}
-			return cw.Close()
+	apWrite := func(w io.Writer, recs []arrow.RecordBatch, o ...codec.Option) error {
+		cw, err := codec.NewWriter(w, schema, o...)
+		if err != nil {
+			return err
 		}
+		return batches.WriteAll(cw, recs)
 	}
 	concatThen := func(write func(io.Writer, []arrow.RecordBatch) error) func(io.Writer) error {
 		return func(w io.Writer) error {
 			var groups []arrow.RecordBatch
-			defer func() {
-				for _, g := range groups {
-					g.Release()
-				}
-			}()
+			defer func() { batches.Release(groups) }()
 			for start := 0; start < len(pieces); {
 				end, rows := start, 0
 				for end < len(pieces) && (end == start || rows+int(pieces[end].NumRows()) <= blockRows) {
@@ -200,30 +188,12 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	ipcWrite := func(w io.Writer, recs []arrow.RecordBatch) error {
-		iw := ipc.NewWriter(w, ipc.WithSchema(schema))
-		for _, r := range recs {
-			if err := iw.Write(r); err != nil {
-				iw.Close()
-				return err
-			}
-		}
-		return iw.Close()
+		return batches.WriteAll(ipc.NewWriter(w, ipc.WithSchema(schema)), recs)
 	}
-	apPerBatch := func(w io.Writer, recs []arrow.RecordBatch) error {
-		cw, err := codec.NewWriter(w, schema)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			if err := cw.Write(r); err != nil {
-				return err
-			}
-		}
-		return cw.Close()
-	}
+	apPerBatch := func(w io.Writer, recs []arrow.RecordBatch) error { return apWrite(w, recs) }
 	ways := []way{
-		{apWrite(codec.WithBlockRows(blockRows)), readArrowpack},
-		{apWrite(), readArrowpack},
+		{func(w io.Writer) error { return apWrite(w, pieces, codec.WithBlockRows(blockRows)) }, readArrowpack},
+		{func(w io.Writer) error { return apWrite(w, pieces) }, readArrowpack},
 		{func(w io.Writer) error { return ipcWrite(w, pieces) }, readIPC},
 		{concatThen(ipcWrite), readIPC},
 		{concatThen(apPerBatch), readArrowpack},
@@ -334,7 +304,7 @@ func readArrowpack(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return countBatches(rd)
+	return CountBatches(rd)
 }
 
 // readIPC reads an IPC stream to the end and returns the number of batches
@@ -344,12 +314,13 @@ func readIPC(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return countBatches(rd)
+	return CountBatches(rd)
 }
 
-// countBatches reads rd to the end, releases it and returns the number of
-// batches it held.
-func countBatches(rd array.RecordReader) (int, error) {
+// CountBatches reads rd to the end, releases it and returns the number of
+// batches it held and the reader's error: how a timing reads a stream
+// (codec.Reader and ipc.Reader are both array.RecordReaders).
+func CountBatches(rd array.RecordReader) (int, error) {
 	defer rd.Release()
 	n := 0
 	for rd.Next() {
@@ -361,39 +332,21 @@ func countBatches(rd array.RecordReader) (int, error) {
 // checkStream reads stream with read's reader and checks it holds the rows
 // of pieces, in order.
 func checkStream(read func(io.Reader) (int, error), stream []byte, pieces []arrow.RecordBatch) error {
-	var got []arrow.RecordBatch
-	defer func() {
-		for _, g := range got {
-			g.Release()
-		}
-	}()
-	collect := func(rec arrow.RecordBatch) { rec.Retain(); got = append(got, rec) }
 	if _, err := read(bytes.NewReader(stream)); err != nil {
 		return err
 	}
 	// Read again keeping the batches (the timed readers drop them).
-	if rd, err := codec.NewReader(bytes.NewReader(stream)); err == nil {
-		for rd.Next() {
-			collect(rd.RecordBatch())
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return err
-		}
-	} else {
-		rd, err := ipc.NewReader(bytes.NewReader(stream))
-		if err != nil {
-			return err
-		}
-		for rd.Next() {
-			collect(rd.RecordBatch())
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return err
-		}
+	var rd array.RecordReader
+	if r, err := codec.NewReader(bytes.NewReader(stream)); err == nil {
+		rd = r
+	} else if rd, err = ipc.NewReader(bytes.NewReader(stream)); err != nil {
+		return err
+	}
+	got, err := batches.ReadAll(rd)
+	rd.Release()
+	defer batches.Release(got)
+	if err != nil {
+		return err
 	}
 	all, err := concatenate(pieces[0].Schema(), got)
 	if err != nil {
@@ -454,24 +407,11 @@ type AppendBatchesResult struct {
 // equal.
 func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, opts Options) (AppendBatchesResult, error) {
 	res := AppendBatchesResult{Shape: shape, Rows: int(rec.NumRows()), PieceRows: pieceRows}
-	if pieceRows < 1 {
-		return res, errors.New("measure: pieces of no rows")
+	pieces, err := Pieces(rec, pieceRows)
+	if err != nil {
+		return res, err
 	}
-	var pieces []arrow.RecordBatch
-	defer func() {
-		for _, p := range pieces {
-			p.Release()
-		}
-	}()
-	for i := int64(0); i < rec.NumRows(); i += int64(pieceRows) {
-		s := rec.NewSlice(i, min(i+int64(pieceRows), rec.NumRows()))
-		p, err := concatenate(rec.Schema(), []arrow.RecordBatch{s})
-		s.Release()
-		if err != nil {
-			return res, err
-		}
-		pieces = append(pieces, p)
-	}
+	defer batches.Release(pieces)
 	enc, err := codec.NewEncoder(rec.Schema())
 	if err != nil {
 		return res, err
@@ -488,13 +428,11 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 		return res, fmt.Errorf("measure: AppendBatches of %d pieces differs from Append of the batch", len(pieces))
 	}
 	res.Bytes = len(one)
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	unlock, err := lockBenchTime(opts)
 	if err != nil {
 		return res, err
 	}
-	defer restore()
+	defer unlock()
 	buf := alignedCopy(one)[:0]
 	dst := alignedCopy(one)
 	pieceDst := make([]byte, copyPieces(nil, pieces))
@@ -569,6 +507,27 @@ func copyPieces(dst []byte, recs []arrow.RecordBatch) int {
 		}
 	}
 	return at
+}
+
+// Pieces cuts rec into batches of pieceRows rows (the last may be shorter),
+// each a compact copy that owns its memory, as a partitioner makes. The
+// caller releases them (batches.Release).
+func Pieces(rec arrow.RecordBatch, pieceRows int) ([]arrow.RecordBatch, error) {
+	if pieceRows < 1 {
+		return nil, errors.New("measure: pieces of no rows")
+	}
+	var pieces []arrow.RecordBatch
+	for i := int64(0); i < rec.NumRows(); i += int64(pieceRows) {
+		s := rec.NewSlice(i, min(i+int64(pieceRows), rec.NumRows()))
+		p, err := concatenate(rec.Schema(), []arrow.RecordBatch{s})
+		s.Release()
+		if err != nil {
+			batches.Release(pieces)
+			return nil, err
+		}
+		pieces = append(pieces, p)
+	}
+	return pieces, nil
 }
 
 // timeOpCPU is timeOp of one block, which also returns the CPU time per

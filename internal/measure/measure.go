@@ -177,8 +177,9 @@ type Result struct {
 	SizeRatio float64 `json:"size_ratio"`
 }
 
-// benchMu serializes measurements: testing.Benchmark reads its duration
-// from the process-wide -test.benchtime flag, which Measure sets.
+// benchMu serializes measurements (lockBenchTime): testing.Benchmark reads
+// its duration from the process-wide -test.benchtime flag, which each
+// measurement sets.
 var benchMu sync.Mutex
 
 // Measure times arrowpack and IPC with compression c on recs, which must
@@ -205,30 +206,16 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 		}
 		rows += rec.NumRows()
 	}
-	var ipcOpts []ipc.Option
-	switch c {
-	case codec.None:
-	case codec.LZ4:
-		ipcOpts = append(ipcOpts, ipc.WithLZ4())
-	case codec.Zstd:
-		ipcOpts = append(ipcOpts, ipc.WithZstd())
-	case codec.MinLZ:
-		// IPC has no MinLZ: it is measured against IPC's fastest, LZ4.
-		ipcOpts = append(ipcOpts, ipc.WithLZ4())
-	default:
-		return Result{}, fmt.Errorf("measure: unknown compression %d", c)
-	}
-	if opts.Concurrency > 1 && c != codec.None {
-		ipcOpts = append(ipcOpts, ipc.WithCompressConcurrency(opts.Concurrency))
-	}
-
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	restore, err := setBenchTime(opts)
+	ipcOpts, err := IPCOptions(schema, c, opts.Concurrency)
 	if err != nil {
 		return Result{}, err
 	}
-	defer restore()
+
+	unlock, err := lockBenchTime(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 
 	k := len(recs)
 	res := Result{Shape: name, Compression: c.String(), Batches: k, Rows: meanRound(rows, k)}
@@ -240,13 +227,13 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 	if err != nil {
 		res.Arrowpack.Err = err.Error()
 	} else {
-		res.Arrowpack.Bytes = meanRound(ap.bytes, k)
+		res.Arrowpack.Bytes = meanRound(ap.Bytes, k)
 	}
-	ip, err := prepareIPC(schema, recs, ipcOpts)
+	ip, err := PrepareIPC(recs, ipcOpts)
 	if err != nil {
 		res.IPC.Err = err.Error()
 	} else {
-		res.IPC.Bytes = meanRound(ip.bytes, k)
+		res.IPC.Bytes = meanRound(ip.Bytes, k)
 	}
 	type timing struct {
 		f    *Format
@@ -256,12 +243,12 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 	}
 	var timings []timing
 	if ap != nil {
-		timings = append(timings, timing{&res.Arrowpack, &res.Arrowpack.Encode, "encode", ap.encode},
-			timing{&res.Arrowpack, &res.Arrowpack.Decode, "decode", ap.decode})
+		timings = append(timings, timing{&res.Arrowpack, &res.Arrowpack.Encode, "encode", ap.Encode},
+			timing{&res.Arrowpack, &res.Arrowpack.Decode, "decode", ap.Decode})
 	}
 	if ip != nil {
-		timings = append(timings, timing{&res.IPC, &res.IPC.Encode, "encode", ip.encode},
-			timing{&res.IPC, &res.IPC.Decode, "decode", ip.decode})
+		timings = append(timings, timing{&res.IPC, &res.IPC.Encode, "encode", ip.Encode},
+			timing{&res.IPC, &res.IPC.Decode, "decode", ip.Decode})
 	}
 	for round := range opts.runs() {
 		for _, t := range timings {
@@ -308,19 +295,23 @@ func meanRound(total int64, n int) int64 {
 	return (total + int64(n)/2) / int64(n)
 }
 
-// setBenchTime sets testing's -test.benchtime flag for opts and returns a
-// function that restores its previous value.
-func setBenchTime(opts Options) (func(), error) {
+// lockBenchTime waits for the measurement under way to end (benchMu), sets
+// testing's -test.benchtime flag for opts and returns a function that
+// restores its previous value and lets the next measurement run.
+func lockBenchTime(opts Options) (unlock func(), err error) {
+	benchMu.Lock()
 	testing.Init() // registers the flag outside tests; a no-op inside them
 	f := flag.Lookup("test.benchtime")
 	if f == nil {
+		benchMu.Unlock()
 		return nil, errors.New("measure: the testing package has no -test.benchtime flag")
 	}
 	old := f.Value.String()
 	if err := f.Value.Set(opts.String()); err != nil {
+		benchMu.Unlock()
 		return nil, fmt.Errorf("measure: benchtime %s: %v", opts, err)
 	}
-	return func() { f.Value.Set(old) }, nil
+	return func() { f.Value.Set(old); benchMu.Unlock() }, nil
 }
 
 // rawSize returns the total size of recs as uncompressed arrowpack blocks.
@@ -347,8 +338,9 @@ func rawSize(schema *arrow.Schema, recs []arrow.RecordBatch) (total int64, err e
 func measureIPCSizes(schema *arrow.Schema, recs []arrow.RecordBatch) int64 {
 	var total int64
 	err := protect(func() error {
+		opts := []ipc.Option{ipc.WithSchema(schema)}
 		for _, rec := range recs {
-			b, err := ipcEncode(schema, rec, nil)
+			b, err := ipcEncode(rec, opts)
 			if err != nil {
 				return err
 			}
@@ -362,16 +354,17 @@ func measureIPCSizes(schema *arrow.Schema, recs []arrow.RecordBatch) int64 {
 	return total
 }
 
-// prepared is a format ready to be timed: the total size of the batches
-// encoded, and the encoding and decoding of batch i.
-type prepared struct {
-	bytes          int64
-	encode, decode func(i int) error
+// Prepared is a format ready to be timed on a list of batches: Encode(i)
+// encodes batch i and Decode(i) decodes it, each as Measure times it, and
+// Bytes is the total size of the batches encoded.
+type Prepared struct {
+	Bytes          int64
+	Encode, Decode func(i int) error
 }
 
 // prepareArrowpack checks that arrowpack round-trips recs with compression
 // c on conc goroutines per block and returns its timings.
-func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Compression, conc int) (*prepared, error) {
+func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Compression, conc int) (*Prepared, error) {
 	var (
 		enc    *codec.Encoder
 		dec    *codec.Decoder
@@ -413,14 +406,14 @@ func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Co
 		return nil, err
 	}
 	buf := alignedCopy(make([]byte, maxLen))[:0]
-	return &prepared{
-		bytes: total,
-		encode: func(i int) error {
+	return &Prepared{
+		Bytes: total,
+		Encode: func(i int) error {
 			out, err := enc.Append(buf[:0], recs[i])
 			buf = out
 			return err
 		},
-		decode: func(i int) error {
+		Decode: func(i int) error {
 			rec, err := dec.Decode(blocks[i])
 			if err != nil {
 				return err
@@ -431,15 +424,46 @@ func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Co
 	}, nil
 }
 
-// prepareIPC checks that IPC round-trips recs with the writer options opts
-// and returns its timings.
-func prepareIPC(schema *arrow.Schema, recs []arrow.RecordBatch, opts []ipc.Option) (*prepared, error) {
+// IPCOptions returns the options of arrow-go's IPC writer that Measure sets
+// against arrowpack with compression c and conc goroutines per block:
+// ipc.WithSchema(schema); the same codec, or LZ4 for MinLZ, which IPC
+// lacks; and ipc.WithCompressConcurrency(conc) when a compressed block may
+// use more than one goroutine. An unknown compression is an error.
+func IPCOptions(schema *arrow.Schema, c codec.Compression, conc int) ([]ipc.Option, error) {
+	opts := []ipc.Option{ipc.WithSchema(schema)}
+	switch c {
+	case codec.None:
+	case codec.LZ4:
+		opts = append(opts, ipc.WithLZ4())
+	case codec.Zstd:
+		opts = append(opts, ipc.WithZstd())
+	case codec.MinLZ:
+		// IPC has no MinLZ: it is measured against IPC's fastest, LZ4.
+		opts = append(opts, ipc.WithLZ4())
+	default:
+		return nil, fmt.Errorf("measure: unknown compression %d", c)
+	}
+	if conc > 1 && c != codec.None {
+		opts = append(opts, ipc.WithCompressConcurrency(conc))
+	}
+	return opts, nil
+}
+
+// PrepareIPC writes each of recs as a self-contained IPC stream (schema
+// message, dictionaries, the batch, end-of-stream marker) with the writer
+// options opts (see IPCOptions), checks that each stream reads back to its
+// batch, and returns IPC ready to be timed: Encode(i) writes batch i so
+// into a buffer reused from call to call, Decode(i) reads stream i with
+// ipc.NewReader, Next and Release, and Bytes is the streams' total size.
+// That is what a shuffle that used IPC per block would do. A batch that IPC
+// cannot write or read back, even by panicking, is an error.
+func PrepareIPC(recs []arrow.RecordBatch, opts []ipc.Option) (*Prepared, error) {
 	streams := make([][]byte, len(recs))
 	var total int64
 	var readOpts []ipc.Option
 	err := protect(func() error {
 		for i, rec := range recs {
-			b, err := ipcEncode(schema, rec, opts)
+			b, err := ipcEncode(rec, opts)
 			if err != nil {
 				return fmt.Errorf("writing batch %d: %w", i, err)
 			}
@@ -476,18 +500,17 @@ func prepareIPC(schema *arrow.Schema, recs []arrow.RecordBatch, opts []ipc.Optio
 		return nil, err
 	}
 	var buf bytes.Buffer
-	wopts := append([]ipc.Option{ipc.WithSchema(schema)}, opts...)
-	return &prepared{
-		bytes: total,
-		encode: func(i int) error {
+	return &Prepared{
+		Bytes: total,
+		Encode: func(i int) error {
 			buf.Reset()
-			w := ipc.NewWriter(&buf, wopts...)
+			w := ipc.NewWriter(&buf, opts...)
 			if err := w.Write(recs[i]); err != nil {
 				return err
 			}
 			return w.Close()
 		},
-		decode: func(i int) error {
+		Decode: func(i int) error {
 			r, err := ipc.NewReader(bytes.NewReader(streams[i]), readOpts...)
 			if err != nil {
 				return err
@@ -506,10 +529,11 @@ func prepareIPC(schema *arrow.Schema, recs []arrow.RecordBatch, opts []ipc.Optio
 	}, nil
 }
 
-// ipcEncode writes rec as a self-contained IPC stream.
-func ipcEncode(schema *arrow.Schema, rec arrow.RecordBatch, opts []ipc.Option) ([]byte, error) {
+// ipcEncode writes rec as a self-contained IPC stream with the writer
+// options opts.
+func ipcEncode(rec arrow.RecordBatch, opts []ipc.Option) ([]byte, error) {
 	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, append([]ipc.Option{ipc.WithSchema(schema)}, opts...)...)
+	w := ipc.NewWriter(&buf, opts...)
 	if err := w.Write(rec); err != nil {
 		w.Close()
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
@@ -294,5 +295,72 @@ func TestMachine(t *testing.T) {
 	}
 	if got := cpuModel(filepath.Join(dir, "missing")); got != "" {
 		t.Errorf("missing file: %q", got)
+	}
+}
+
+// TestPieces: Pieces cuts a batch into compact copies of the given rows,
+// the last one shorter, whose rows are the batch's in order.
+func TestPieces(t *testing.T) {
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 100)
+	defer rec.Release()
+	pieces, err := Pieces(rec, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer batches.Release(pieces)
+	var rows []int64
+	for _, p := range pieces {
+		rows = append(rows, p.NumRows())
+	}
+	if len(rows) != 4 || rows[0] != 30 || rows[1] != 30 || rows[2] != 30 || rows[3] != 10 {
+		t.Fatalf("pieces of %v rows, want 30 30 30 10", rows)
+	}
+	all, err := concatenate(rec.Schema(), pieces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Release()
+	if !array.RecordEqual(all, rec) {
+		t.Error("the pieces do not hold the batch's rows")
+	}
+	if _, err := Pieces(rec, 0); err == nil {
+		t.Error("pieces of 0 rows: no error")
+	}
+}
+
+// TestPrepareIPC: the prepared IPC writes and reads back each batch, and
+// its Bytes are the streams' sizes; IPCOptions refuses an unknown
+// compression.
+func TestPrepareIPC(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	recs := []arrow.RecordBatch{randbatch.Lineitem(mem, 10), randbatch.Lineitem(mem, 20)}
+	defer batches.Release(recs)
+	opts, err := IPCOptions(recs[0].Schema(), codec.Zstd, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PrepareIPC(recs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for i, rec := range recs {
+		b, err := ipcEncode(rec, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += int64(len(b))
+		if err := p.Encode(i); err != nil {
+			t.Errorf("Encode(%d): %v", i, err)
+		}
+		if err := p.Decode(i); err != nil {
+			t.Errorf("Decode(%d): %v", i, err)
+		}
+	}
+	if p.Bytes != want {
+		t.Errorf("Bytes = %d, want %d", p.Bytes, want)
+	}
+	if _, err := IPCOptions(recs[0].Schema(), codec.Compression(99), 1); err == nil {
+		t.Error("IPCOptions of an unknown compression: no error")
 	}
 }
