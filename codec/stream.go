@@ -73,13 +73,7 @@ type Writer struct {
 // from. 0 turns the option off; NewWriter refuses a negative n with an
 // error wrapping ErrUnsupported.
 func WithBlockRows(n int) Option {
-	return func(cfg *config) {
-		if n < 0 {
-			cfg.fail(fmt.Errorf("%w: WithBlockRows(%d): the target must not be negative", ErrUnsupported, n))
-			return
-		}
-		cfg.blockRows = n
-	}
+	return blockTarget("WithBlockRows", n, func(cfg *config) *int { return &cfg.blockRows })
 }
 
 // WithBlockSize makes a Writer coalesce batches, like WithBlockRows, into
@@ -88,16 +82,22 @@ func WithBlockRows(n int) Option {
 // batch is sized when written, which also checks it, so an invalid batch
 // is refused by its own Write. (With WithBlockRows alone, Write checks the
 // schema only; a batch that breaks Arrow's invariants is found when its
-// block is written, and Flush then writes the others each on its own.) With both options, a block ends at
-// whichever target comes first. 0 turns the option off; NewWriter refuses
+// block is written, and Flush then writes the others each on its own.)
+// With both options, a block ends at whichever target comes first. 0 turns the option off; NewWriter refuses
 // a negative n with an error wrapping ErrUnsupported.
 func WithBlockSize(n int) Option {
+	return blockTarget("WithBlockSize", n, func(cfg *config) *int { return &cfg.blockSize })
+}
+
+// blockTarget is the option named name that sets the coalescing target
+// field returns to n, refusing a negative n.
+func blockTarget(name string, n int, field func(*config) *int) Option {
 	return func(cfg *config) {
 		if n < 0 {
-			cfg.fail(fmt.Errorf("%w: WithBlockSize(%d): the target must not be negative", ErrUnsupported, n))
+			cfg.fail(fmt.Errorf("%w: %s(%d): the target must not be negative", ErrUnsupported, name, n))
 			return
 		}
-		cfg.blockSize = n
+		*field(cfg) = n
 	}
 }
 
