@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -297,7 +296,7 @@ func TestResourceDeepSchemaStream(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s.Write(streamHead(ipcSchema(deepStructSchema(depth))))
+		s.Write(streamHeader(ipcSchema(deepStructSchema(depth))))
 		s.Write(make([]byte, frameHeaderSize)) // an end frame of 0 blocks
 		in := s.Len()
 		var err error
@@ -319,18 +318,6 @@ func TestResourceDeepSchemaStream(t *testing.T) {
 			t.Errorf("depth %d: %d bytes allocated, the bound is %d", depth, spent, bound)
 		}
 	}
-}
-
-// streamHead returns a stream header for the schema bytes sb, then sb and
-// its padding.
-func streamHead(sb []byte) []byte {
-	hdr := make([]byte, streamHeaderSize, streamHeaderSize+pad8(len(sb)))
-	copy(hdr, streamMagic[:])
-	hdr[4] = streamVersion
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(sb)))
-	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(sb, castagnoli))
-	hdr = append(hdr, sb...)
-	return append(hdr, make([]byte, pad8(len(sb))-len(sb))...)
 }
 
 // deepStructSchema returns a schema of one column, depth structs deep

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 )
 
 // This file builds Arrow IPC schema messages by hand, object by object, the
@@ -224,12 +223,5 @@ func ipcFrame(meta []byte) []byte {
 // streamWithSchema returns an arrowpack stream header carrying sch (an IPC
 // stream) with a correct checksum, then an empty stream's end frame.
 func streamWithSchema(sch []byte) []byte {
-	h := make([]byte, streamHeaderSize)
-	copy(h, streamMagic[:])
-	h[4] = streamVersion
-	binary.LittleEndian.PutUint64(h[8:], uint64(len(sch)))
-	binary.LittleEndian.PutUint32(h[16:], crc32.Checksum(sch, castagnoli))
-	h = append(h, sch...)
-	h = append(h, make([]byte, pad8(len(sch))-len(sch))...)
-	return append(h, make([]byte, frameHeaderSize)...)
+	return append(streamHeader(sch), make([]byte, frameHeaderSize)...)
 }

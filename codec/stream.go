@@ -113,15 +113,7 @@ func NewWriter(w io.Writer, schema *arrow.Schema, opts ...Option) (*Writer, erro
 	if err := iw.Close(); err != nil {
 		return nil, fmt.Errorf("%w: serializing the schema: %v", ErrUnsupported, err)
 	}
-	sch := sb.Bytes()
-	hdr := make([]byte, streamHeaderSize, streamHeaderSize+pad8(len(sch)))
-	copy(hdr, streamMagic[:])
-	hdr[4] = streamVersion
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(sch)))
-	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(sch, castagnoli))
-	hdr = append(hdr, sch...)
-	hdr = append(hdr, make([]byte, pad8(len(sch))-len(sch))...)
-	if _, err := w.Write(hdr); err != nil {
+	if _, err := w.Write(streamHeader(sb.Bytes())); err != nil {
 		return nil, err
 	}
 	ww := &Writer{w: w, enc: enc}
@@ -135,6 +127,18 @@ func NewWriter(w io.Writer, schema *arrow.Schema, opts ...Option) (*Writer, erro
 		}
 	}
 	return ww, nil
+}
+
+// streamHeader returns the stream header for the serialized schema sch,
+// then sch and its padding.
+func streamHeader(sch []byte) []byte {
+	hdr := make([]byte, streamHeaderSize, streamHeaderSize+pad8(len(sch)))
+	copy(hdr, streamMagic[:])
+	hdr[4] = streamVersion
+	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(sch)))
+	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(sch, castagnoli))
+	hdr = append(hdr, sch...)
+	return append(hdr, make([]byte, pad8(len(sch))-len(sch))...)
 }
 
 // Write appends rec to the stream: as one block, or, when the Writer
