@@ -119,26 +119,44 @@ func (s *seg) set(d arrow.ArrayData, off, n int) {
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to
-// make room for them: its values of fixed width, offsets and views, and
-// validity. Data bytes and children are not counted (a slice's buffers
-// may be those of a far larger parent, so theirs tell nothing); a writer
-// grows past a guess too small.
+// make room for them: its values of fixed width, offsets, views, validity
+// and the data bytes of binary and string rows. Children are not counted,
+// nor anything a slice's buffers say about their size (they may be those
+// of a far larger parent); a writer grows past a guess too small.
 func (s *seg) estimate(p *plan) int {
-	b := 0
+	b, data := 0, 0
 	switch p.kind {
 	case kFixed, kDict:
 		b = p.width
-	case kBinary, kList, kDenseUnion:
+	case kBinary:
+		b, data = 4, dataSpan[int32](s)
+	case kLargeBinary:
+		b, data = 8, dataSpan[int64](s)
+	case kList, kDenseUnion:
 		b = 4
-	case kLargeBinary, kLargeList:
+	case kLargeList:
 		b = 8
 	case kView:
 		b = 16
 	}
 	if s.bm != nil {
-		return s.n*b + s.n/8
+		data += s.n / 8
 	}
-	return s.n * b
+	return s.n*b + data
+}
+
+// dataSpan returns the bytes of data s's offsets say its rows take, or 0
+// if they cannot be read as offsets of its data (the writer checks them).
+func dataSpan[T int32 | int64](s *seg) int {
+	o := view[T](s.b1)
+	if s.n <= 0 || s.off+s.n >= len(o) {
+		return 0
+	}
+	lo, hi := o[s.off], o[s.off+s.n]
+	if lo < 0 || hi < lo || int64(hi) > int64(len(s.b2)) {
+		return 0
+	}
+	return int(hi - lo)
 }
 
 // child writes the node of plan p from the child segs pushed since mark,

@@ -276,7 +276,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 // grows at once to about the size c.est guesses.
 func (e *Encoder) writeBlock(c *encoding, w writer, k, rows int) []byte {
 	c.w = w
-	c.w.hint = c.est + c.est/4 + 48*len(c.segs) + headerSize
+	c.w.hint = c.est + c.est/8 + 256*len(e.plans) + headerSize
 	if !c.w.counting() {
 		c.w.room(headerSize)
 	}
