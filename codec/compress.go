@@ -56,7 +56,7 @@ func chunkCount(size, n int) int {
 type compressor struct {
 	kind  Compression
 	level int
-	lz4   sync.Pool // *lz4.Compressor or *lz4.CompressorHC
+	lz4   freeList[lz4State]
 	zstd  *zstd.Encoder
 	// minSavings: compress a piece only if its estimate saves at least
 	// this fraction of its bytes.
@@ -68,11 +68,12 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 	c := &compressor{kind: kind, level: level, minSavings: minSavings}
 	switch kind {
 	case LZ4:
-		c.lz4.New = func() any {
+		c.lz4.max = 2 * runtime.GOMAXPROCS(0)
+		c.lz4.make = func() *lz4State {
 			if level > 0 {
-				return &lz4.CompressorHC{Level: lz4.CompressionLevel(1 << (8 + level))}
+				return &lz4State{hc: &lz4.CompressorHC{Level: lz4.CompressionLevel(1 << (8 + level))}}
 			}
-			return &lz4.Compressor{}
+			return &lz4State{fast: new(lz4.Compressor)}
 		}
 	case Zstd:
 		lvl := zstd.SpeedDefault
@@ -106,9 +107,47 @@ func (c *compressor) bound(n int) int {
 	return c.zstd.MaxEncodedSize(n)
 }
 
+// lz4State is the state of one LZ4 compressor: pierrec's fast one (a
+// 128 KiB hash table) or, with a level, its high-compression one.
+type lz4State struct {
+	fast *lz4.Compressor
+	hc   *lz4.CompressorHC
+}
+
+// freeList keeps up to max values for reuse. Unlike a sync.Pool, which
+// every garbage collection empties, it keeps them: an LZ4 compressor is
+// 136 KB to allocate and zero again.
+type freeList[T any] struct {
+	mu    sync.Mutex
+	items []*T
+	max   int
+	make  func() *T
+}
+
+func (f *freeList[T]) get() *T {
+	f.mu.Lock()
+	if n := len(f.items); n > 0 {
+		x := f.items[n-1]
+		f.items = f.items[:n-1]
+		f.mu.Unlock()
+		return x
+	}
+	f.mu.Unlock()
+	return f.make()
+}
+
+func (f *freeList[T]) put(x *T) {
+	f.mu.Lock()
+	if len(f.items) < f.max {
+		f.items = append(f.items, x)
+	}
+	f.mu.Unlock()
+}
+
 // compress compresses src into dst, which has room for c.bound(len(src))
-// bytes, and returns the compressed bytes, or nil if compressing failed.
-func (c *compressor) compress(dst, src []byte) []byte {
+// bytes, with st (an LZ4 compressor, nil for the other codecs), and returns
+// the compressed bytes, or nil if compressing failed.
+func (c *compressor) compress(st *lz4State, dst, src []byte) []byte {
 	switch c.kind {
 	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
@@ -121,13 +160,10 @@ func (c *compressor) compress(dst, src []byte) []byte {
 	}
 	var n int
 	var err error
-	switch z := c.lz4.Get().(type) {
-	case *lz4.Compressor:
-		n, err = z.CompressBlock(src, dst)
-		c.lz4.Put(z)
-	case *lz4.CompressorHC:
-		n, err = z.CompressBlock(src, dst)
-		c.lz4.Put(z)
+	if st.hc != nil {
+		n, err = st.hc.CompressBlock(src, dst)
+	} else {
+		n, err = st.fast.CompressBlock(src, dst)
 	}
 	if err != nil || n == 0 {
 		// Cannot happen with a buffer of CompressBlockBound bytes; store
@@ -135,6 +171,21 @@ func (c *compressor) compress(dst, src []byte) []byte {
 		return nil
 	}
 	return dst[:n]
+}
+
+// getState returns an LZ4 compressor for one goroutine, nil for the other
+// codecs; putState gives it back.
+func (c *compressor) getState() *lz4State {
+	if c.kind != LZ4 {
+		return nil
+	}
+	return c.lz4.get()
+}
+
+func (c *compressor) putState(st *lz4State) {
+	if st != nil {
+		c.lz4.put(st)
+	}
 }
 
 // section is one section of a compressed body being written: raw bytes
@@ -149,6 +200,7 @@ type section struct {
 type sectionScratch struct {
 	marks []int     // where the writer started buffers and byte planes
 	secs  []section // the sections
+	split []section // room for the sections split for concurrency
 	out   []byte    // the compressed sections' bytes
 	hist  [256]uint32
 }
@@ -188,25 +240,25 @@ func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency i
 		return secs
 	}
 	// Split long compressed sections for the goroutines, and MinLZ's
-	// sections to its largest block.
-	for i := 0; i < len(secs); i++ {
-		s := secs[i]
+	// sections to its largest block, into ss.split, whose room is swapped
+	// with secs' for the next block.
+	split := ss.split[:0]
+	for _, s := range secs {
 		k := chunkCount(s.n, concurrency)
 		if c.kind == MinLZ {
 			k = max(k, (s.n+minlzMax-1)/minlzMax)
 		}
 		if s.codec == None || k == 1 {
+			split = append(split, s)
 			continue
 		}
 		size := pad8((s.n + k - 1) / k)
-		parts := make([]section, 0, k)
 		for at := s.at; at < s.at+s.n; at += size {
-			parts = append(parts, section{at: at, n: min(size, s.at+s.n-at), codec: s.codec})
+			split = append(split, section{at: at, n: min(size, s.at+s.n-at), codec: s.codec})
 		}
-		secs = append(secs[:i], append(parts, secs[i+1:]...)...)
-		i += len(parts) - 1
 	}
-	return secs
+	ss.split = secs
+	return split
 }
 
 // compressSections compresses the sections of body whose codec is not
@@ -239,11 +291,14 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 			slots <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				s.z = c.compress(dst, body[s.at:s.at+s.n])
+				st := c.getState()
+				s.z = c.compress(st, dst, body[s.at:s.at+s.n])
+				c.putState(st)
 			})
 		}
 		wg.Wait()
 	} else {
+		st := c.getState()
 		for i := range secs {
 			s := &secs[i]
 			if s.codec == None {
@@ -251,8 +306,9 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 			}
 			dst := out[at : at+c.bound(s.n) : at+c.bound(s.n)]
 			at += len(dst)
-			s.z = c.compress(dst, body[s.at:s.at+s.n])
+			s.z = c.compress(st, dst, body[s.at:s.at+s.n])
 		}
+		c.putState(st)
 	}
 	stored := 8
 	for i := range secs {

@@ -155,9 +155,11 @@ func matchSavings(b []byte) float64 {
 // only what their matches do, which the greedy parse of matchSavings
 // overestimates by about lzSlack (LZ4's parse skips ahead through literals
 // and pays for literal runs); zstd at its fast levels entropy-codes the
-// literals too, but only where it has some matches (a 1 KiB byte plane of
-// 3.3 bits per byte and no matches came out larger), so with at least
-// minZstdMatches it saves the better of the two.
+// literals too, but only in a block where it has some matches (a 1 KiB
+// byte plane of 3.3 bits per byte and no matches, compressed alone, came
+// out larger), so a piece of low entropy is compressed (its neighbours
+// usually have matches), and otherwise with at least minZstdMatches it
+// saves the better of the two.
 func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	if c.minSavings <= 0 {
 		return true
@@ -172,6 +174,9 @@ func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	if h > 8*(1-c.minSavings) {
 		return false
 	}
+	if c.kind == Zstd && h < surelyCompressible {
+		return true
+	}
 	m := matchSavings(b)
 	if c.kind != Zstd {
 		return m >= c.minSavings+lzSlack
@@ -181,6 +186,12 @@ func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	}
 	return m >= c.minSavings
 }
+
+// surelyCompressible is the sample entropy, in bits per byte, below which
+// zstd compresses a piece without a look for matches: inside a section
+// with matches elsewhere zstd entropy-codes its literals (lineitem's zstd
+// block grew 4% when such pieces needed matches of their own).
+const surelyCompressible = 5
 
 // lzSlack is how much matchSavings overestimates what LZ4 saves: on the
 // float64 columns of the wide benchmark batch an estimate of 0.16 went
