@@ -61,11 +61,13 @@ type compressor struct {
 	// minSavings: compress a piece only if its estimate saves at least
 	// this fraction of its bytes.
 	minSavings float64
-	scratch    sync.Pool // *sectionScratch
+	scratch    scratchList
 }
 
 func newCompressor(kind Compression, level int, minSavings float64) (*compressor, error) {
 	c := &compressor{kind: kind, level: level, minSavings: minSavings}
+	c.scratch.max = 2 * runtime.GOMAXPROCS(0)
+	c.scratch.make = func() *sectionScratch { return nil }
 	switch kind {
 	case LZ4:
 		c.lz4.max = 2 * runtime.GOMAXPROCS(0)
@@ -142,6 +144,23 @@ func (f *freeList[T]) put(x *T) {
 		f.items = append(f.items, x)
 	}
 	f.mu.Unlock()
+}
+
+// scratchList keeps the section scratch of an Encoder's recent blocks,
+// with the room their compressed sections took, across garbage
+// collections. Get returns a *sectionScratch, or a nil one when there is
+// none to reuse; Put takes one back.
+type scratchList struct{ freeList[sectionScratch] }
+
+// Get returns a kept *sectionScratch as an any, holding a nil one if none
+// is kept.
+func (l *scratchList) Get() any { return l.get() }
+
+// Put keeps ss, a *sectionScratch, unless enough are kept.
+func (l *scratchList) Put(ss any) {
+	if ss, _ := ss.(*sectionScratch); ss != nil {
+		l.put(ss)
+	}
 }
 
 // compress compresses src into dst, which has room for c.bound(len(src))

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -152,6 +153,76 @@ func TestSectionsCoalesced(t *testing.T) {
 		info := must(ReadBlockInfo(two))
 		if !bytes.Equal(one, two) || info.RawBytes < 4*16384 {
 			t.Fatalf("%s: two batches coalesced: %s; one batch: %s; want the 4 random planes raw in both", c, info, must(ReadBlockInfo(one)))
+		}
+	}
+}
+
+// TestWorthRules checks the decisions the estimate makes on pieces whose
+// fate is clear: constant and random ones, a 1 KiB plane of ten values in
+// random order (3.3 bits per byte and no matches: LZ4 cannot shrink it,
+// zstd entropy-codes it beside neighbours with matches), and 8 KiB of
+// values drawn from sixteen (whole 8-byte matches that every codec finds).
+func TestWorthRules(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	random := make([]byte, 1024)
+	ten := make([]byte, 1024)
+	for i := range random {
+		random[i] = byte(r.Uint32())
+		ten[i] = byte(r.IntN(10))
+	}
+	var pool [16]uint64
+	for i := range pool {
+		pool[i] = r.Uint64()
+	}
+	repeats := make([]byte, 8192)
+	for i := 0; i < len(repeats); i += 8 {
+		binary.LittleEndian.PutUint64(repeats[i:], pool[r.IntN(len(pool))])
+	}
+	for _, tc := range []struct {
+		name      string
+		b         []byte
+		lz4, zstd bool
+	}{
+		{"zeros", make([]byte, 1024), true, true},
+		{"random", random, false, false},
+		{"ten values", ten, false, true},
+		{"repeated values", repeats, true, true},
+	} {
+		for _, kind := range []Compression{LZ4, Zstd, MinLZ} {
+			c := &compressor{kind: kind, minSavings: DefaultMinSavings}
+			want := tc.lz4
+			if kind == Zstd {
+				want = tc.zstd
+			}
+			var counts [256]uint32
+			if got := c.worth(&counts, tc.b); got != want {
+				t.Errorf("%s, %s: worth %t, want %t", tc.name, kind, got, want)
+			}
+			if counts != [256]uint32{} {
+				t.Fatalf("%s, %s: the histogram room was left dirty", tc.name, kind)
+			}
+		}
+	}
+}
+
+// TestCompressorStateKept checks that a compressed encode allocates nothing
+// once warm, and that the LZ4 compressors and section scratch an Encoder
+// reuses survive a garbage collection (a sync.Pool would have dropped
+// them, and each LZ4 compressor is 136 KB to allocate again).
+func TestCompressorStateKept(t *testing.T) {
+	rec := sectionBatch(8192)
+	defer rec.Release()
+	for _, c := range []Compression{LZ4, Zstd} {
+		enc := must(NewEncoder(rec.Schema(), WithCompression(c)))
+		buf := must(enc.Append(nil, rec))
+		if allocs := testing.AllocsPerRun(20, func() { buf = must(enc.Append(buf[:0], rec)) }); allocs != 0 {
+			t.Errorf("%s: %.1f allocations per warm encode, want 0", c, allocs)
+		}
+		runtime.GC()
+		runtime.GC()
+		cp := enc.compressor
+		if len(cp.scratch.items) == 0 || c == LZ4 && len(cp.lz4.items) == 0 {
+			t.Errorf("%s: after a GC %d section scratches and %d LZ4 compressors kept, want them all", c, len(cp.scratch.items), len(cp.lz4.items))
 		}
 	}
 }
