@@ -19,11 +19,12 @@ import (
 // bytes one after another. FORMAT.md has the details.
 //
 // An encoder cuts the raw body at buffer starts (and at the byte planes of
-// transposed values), estimates for each piece from a byte histogram of a
-// sample whether compressing would save at least WithMinSavings of it,
-// stores the others raw, and joins neighbouring pieces decided alike into
-// one section. Sections compress independently, so WithConcurrency can
-// spread them over goroutines.
+// transposed values), estimates for each piece whether compressing would
+// save at least WithMinSavings of it (estimate.go: a look for a constant
+// piece, the entropy of a sample's byte histogram and, for pieces of 2 KiB
+// or more, a match parse of a sample), stores the others raw, and joins
+// neighbouring pieces decided alike into one section. Sections compress
+// independently, so WithConcurrency can spread them over goroutines.
 
 // minChunk is the smallest raw section an encoder with concurrency above 1
 // splits a long compressed run into: below it a goroutine costs more than it
