@@ -297,38 +297,36 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 		out = make([]byte, need)
 	}
 	out = out[:need]
-	at := 0
-	if concurrency > 1 && ncomp > 1 {
-		var wg sync.WaitGroup
-		slots := make(chan struct{}, concurrency)
-		for i := range secs {
-			s := &secs[i]
-			if s.codec == None {
-				continue
+	if runs := min(concurrency, ncomp); runs > 1 {
+		// Cut the sections into runs of about equal compressed raw bytes,
+		// one goroutine each (the last on this one): a block may have
+		// dozens of small sections (wide100: 50), too small for a
+		// goroutine of their own.
+		total := 0
+		for _, s := range secs {
+			if s.codec != None {
+				total += s.n
 			}
-			dst := out[at : at+c.bound(s.n) : at+c.bound(s.n)]
-			at += len(dst)
-			slots <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-slots }()
-				st := c.getState()
-				s.z = c.compress(st, dst, body[s.at:s.at+s.n])
-				c.putState(st)
-			})
 		}
+		var wg sync.WaitGroup
+		i, acc, at, from, fromAt := 0, 0, 0, 0, 0
+		for r := 1; r < runs; r++ {
+			for target := total / runs * r; i < len(secs) && acc < target; i++ {
+				if s := secs[i]; s.codec != None {
+					acc += s.n
+					at += c.bound(s.n)
+				}
+			}
+			if i > from {
+				run, runOut := secs[from:i], out[fromAt:at:at]
+				wg.Go(func() { c.compressRun(run, body, runOut) })
+			}
+			from, fromAt = i, at
+		}
+		c.compressRun(secs[from:], body, out[fromAt:])
 		wg.Wait()
 	} else {
-		st := c.getState()
-		for i := range secs {
-			s := &secs[i]
-			if s.codec == None {
-				continue
-			}
-			dst := out[at : at+c.bound(s.n) : at+c.bound(s.n)]
-			at += len(dst)
-			s.z = c.compress(st, dst, body[s.at:s.at+s.n])
-		}
-		c.putState(st)
+		c.compressRun(secs, body, out)
 	}
 	stored := 8
 	for i := range secs {
@@ -343,6 +341,23 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 		}
 	}
 	return out, stored
+}
+
+// compressRun compresses the sections of secs whose codec is not None, in
+// order, into out, each into the next c.bound(s.n) bytes, and sets their z.
+func (c *compressor) compressRun(secs []section, body, out []byte) {
+	st := c.getState()
+	at := 0
+	for i := range secs {
+		s := &secs[i]
+		if s.codec == None {
+			continue
+		}
+		n := c.bound(s.n)
+		s.z = c.compress(st, out[at:at+n:at+n], body[s.at:s.at+s.n])
+		at += n
+	}
+	c.putState(st)
 }
 
 // putSections writes the compressed body of secs after the header.
