@@ -149,18 +149,23 @@ func matchSavings(b []byte) float64 {
 }
 
 // worth reports whether compressing b is estimated to save at least
-// c.minSavings of its bytes. A piece that looks constant does. Otherwise
-// its sample's entropy must leave room for that much, which rules out
-// random bytes cheaply; a piece under minMatchPiece is decided on its
-// entropy alone; and a larger one needs matches: LZ4 and MinLZ save
-// only what their matches do, which the greedy parse of matchSavings
-// overestimates by about lzSlack (LZ4's parse skips ahead through literals
-// and pays for literal runs); zstd at its fast levels entropy-codes the
+// c.minSavings of its bytes. A piece that looks constant does.
+//
+// LZ4 and MinLZ save only what their matches do, which the greedy parse of
+// matchSavings overestimates by about lzSlack (LZ4's parse skips ahead
+// through literals and pays for literal runs): a piece of at least
+// minMatchPiece is decided by the parse alone, a smaller one (where the
+// parse would cost half what compressing does) by its sample's entropy,
+// under lzSmallEntropy.
+//
+// For zstd the sample's entropy must leave room for the savings, which
+// rules out random bytes cheaply. zstd at its fast levels entropy-codes
 // literals too, but only in a block where it has some matches (a 1 KiB
 // byte plane of 3.3 bits per byte and no matches, compressed alone, came
-// out larger), so a piece of low entropy is compressed (its neighbours
-// usually have matches), and otherwise with at least minZstdMatches it
-// saves the better of the two.
+// out larger), so a piece under surelyCompressible bits per byte is
+// compressed (its neighbours usually have matches), a smaller piece is
+// otherwise stored raw, and a larger one with at least minZstdMatches
+// saves the better of the matches' and the entropy's savings.
 func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	if c.minSavings <= 0 {
 		return true
@@ -170,6 +175,11 @@ func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 	}
 	if looksConstant(b) {
 		return true
+	}
+	if c.kind != Zstd && len(b) >= minMatchPiece {
+		// LZ4 and MinLZ save what their matches do, whatever the entropy:
+		// the match parse alone decides (on random bytes it finds none).
+		return matchSavings(b) >= c.minSavings+lzSlack
 	}
 	h := entropyBits(counts, b)
 	if h > 8*(1-c.minSavings) {
@@ -184,9 +194,6 @@ func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
 		return c.kind != Zstd && h < lzSmallEntropy
 	}
 	m := matchSavings(b)
-	if c.kind != Zstd {
-		return m >= c.minSavings+lzSlack
-	}
 	if m >= minZstdMatches {
 		m = max(m, 1-h/8)
 	}
