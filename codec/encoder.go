@@ -14,14 +14,15 @@ import (
 // then carries no schema, only a fingerprint of it. An Encoder is safe for
 // concurrent use by many goroutines.
 type Encoder struct {
-	schema      *arrow.Schema
-	plans       []*plan
-	fingerprint uint64
-	cfg         config
-	scratch     sync.Pool                // *[]byte: aligned room for raw blocks
-	encodings   sync.Pool                // *encoding: the state of AppendBatches calls
-	spare       atomic.Pointer[encoding] // kept across garbage collections
-	compressor  *compressor              // nil without compression
+	schema       *arrow.Schema
+	plans        []*plan
+	fingerprint  uint64
+	cfg          config
+	scratch      sync.Pool                // *[]byte: aligned room for raw blocks
+	encodings    sync.Pool                // *encoding: the state of AppendBatches calls
+	spare        atomic.Pointer[encoding] // kept across garbage collections
+	spareScratch atomic.Pointer[[]byte]   // the same for scratch
+	compressor   *compressor              // nil without compression
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -208,9 +209,13 @@ func (e *Encoder) putEncoding(c *encoding) {
 	}
 }
 
-// getScratch returns pooled room, 8-byte aligned, for writing a block
-// aside; putScratch gives it back, grown or not.
+// getScratch returns room, 8-byte aligned, for writing a block aside: the
+// Encoder's spare, which outlives garbage collections, or pooled room;
+// putScratch gives it back, grown or not.
 func (e *Encoder) getScratch() *[]byte {
+	if sp := e.spareScratch.Swap(nil); sp != nil {
+		return sp
+	}
 	if sp, _ := e.scratch.Get().(*[]byte); sp != nil {
 		return sp
 	}
@@ -218,7 +223,11 @@ func (e *Encoder) getScratch() *[]byte {
 	return &b
 }
 
-func (e *Encoder) putScratch(sp *[]byte) { e.scratch.Put(sp) }
+func (e *Encoder) putScratch(sp *[]byte) {
+	if !e.spareScratch.CompareAndSwap(nil, sp) {
+		e.scratch.Put(sp)
+	}
+}
 
 // appendCompressed writes the raw block aside, compresses the sections of
 // its body worth compressing and appends the compressed block to dst, or

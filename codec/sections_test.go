@@ -224,6 +224,11 @@ func TestCompressorStateKept(t *testing.T) {
 		if len(cp.scratch.items) == 0 || c == LZ4 && len(cp.lz4.items) == 0 {
 			t.Errorf("%s: after a GC %d section scratches and %d LZ4 compressors kept, want them all", c, len(cp.scratch.items), len(cp.lz4.items))
 		}
+		// And the encoder's own state: its encoding and the raw block's
+		// room, which a sync.Pool would have dropped.
+		if enc.spare.Load() == nil || enc.spareScratch.Load() == nil {
+			t.Errorf("%s: after a GC the encoder kept its encoding (%v) and its raw block's room (%v), want both", c, enc.spare.Load() != nil, enc.spareScratch.Load() != nil)
+		}
 	}
 }
 
