@@ -5,35 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/arrowpack/arrowpack/internal/plain"
 )
 
 // Cases of the transform kernels (byte transpositions, OffsetsToLengths,
 // LengthsToOffsets) for the harness in kernels_harness_test.go, and tests
 // of their exported API's argument checks.
-
-// transposeDef and untransposeDef are the plain definitions of the byte
-// transpositions.
-func transposeDef(src []byte, width int) []byte {
-	n := len(src) / width
-	dst := make([]byte, len(src))
-	for i := range n {
-		for j := range width {
-			dst[j*n+i] = src[i*width+j]
-		}
-	}
-	return dst
-}
-
-func untransposeDef(src []byte, width int) []byte {
-	n := len(src) / width
-	dst := make([]byte, len(src))
-	for i := range n {
-		for j := range width {
-			dst[i*width+j] = src[j*n+i]
-		}
-	}
-	return dst
-}
 
 var transposeWidths = []int{2, 4, 8, 16}
 
@@ -43,9 +21,9 @@ var transposeWidths = []int{2, 4, 8, 16}
 func transpositionCase(name string, inverse bool) *kcase {
 	return &kcase{name: name, elem: 1, ks: len(transposeWidths), aligns: 16, slots: 2, run: func(im *impl, in *kin) error {
 		width := transposeWidths[in.k]
-		run, back, def, backDef := transposeBytes, untransposeBytes, transposeDef, untransposeDef
+		run, back, def, backDef := transposeBytes, untransposeBytes, plain.Transpose, plain.Untranspose
 		if inverse {
-			run, back, def, backDef = untransposeBytes, transposeBytes, untransposeDef, transposeDef
+			run, back, def, backDef = untransposeBytes, transposeBytes, plain.Untranspose, plain.Transpose
 		}
 		src := take[byte](in, 0, in.n*width)
 		fill(in.g, src)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/arrowpack/arrowpack/internal/plain"
 )
 
 // blockBuilder writes a block field by field, following the grammar of
@@ -308,22 +309,9 @@ func (b *blockBuilder) entries(p *plan, n int) {
 // block's flags say so for this buffer.
 func (b *blockBuilder) values(vals []byte, width int, transpose bool) {
 	if transpose && b.xf&flagTranspose != 0 && len(vals)%width == 0 {
-		vals = transposeForTest(vals, width)
+		vals = plain.Transpose(vals, width)
 	}
 	b.buffer(vals)
-}
-
-// transposeForTest is FORMAT.md's transpose, written plainly: byte j of
-// value i goes to j*n + i.
-func transposeForTest(vals []byte, width int) []byte {
-	n := len(vals) / width
-	out := make([]byte, len(vals))
-	for i := range n {
-		for j := range width {
-			out[j*n+i] = vals[i*width+j]
-		}
-	}
-	return out
 }
 
 // bools draws n booleans.
