@@ -57,27 +57,25 @@ func chunkCount(size, n int) int {
 type compressor struct {
 	kind  Compression
 	level int
-	lz4   freeList[lz4State]
+	lz4   *freeList[lz4State]
 	zstd  *zstd.Encoder
 	// minSavings: compress a piece only if its estimate saves at least
 	// this fraction of its bytes.
 	minSavings float64
-	scratch    scratchList
+	scratch    *freeList[sectionScratch]
 }
 
 func newCompressor(kind Compression, level int, minSavings float64) (*compressor, error) {
-	c := &compressor{kind: kind, level: level, minSavings: minSavings}
-	c.scratch.max = 2 * runtime.GOMAXPROCS(0)
-	c.scratch.make = func() *sectionScratch { return nil }
+	c := &compressor{kind: kind, level: level, minSavings: minSavings,
+		scratch: newFreeList(func() *sectionScratch { return new(sectionScratch) })}
 	switch kind {
 	case LZ4:
-		c.lz4.max = 2 * runtime.GOMAXPROCS(0)
-		c.lz4.make = func() *lz4State {
+		c.lz4 = newFreeList(func() *lz4State {
 			if level > 0 {
 				return &lz4State{hc: &lz4.CompressorHC{Level: lz4.CompressionLevel(1 << (8 + level))}}
 			}
 			return &lz4State{fast: new(lz4.Compressor)}
-		}
+		})
 	case Zstd:
 		lvl := zstd.SpeedDefault
 		if level > 0 {
@@ -115,53 +113,6 @@ func (c *compressor) bound(n int) int {
 type lz4State struct {
 	fast *lz4.Compressor
 	hc   *lz4.CompressorHC
-}
-
-// freeList keeps up to max values for reuse. Unlike a sync.Pool, which
-// every garbage collection empties, it keeps them: an LZ4 compressor is
-// 136 KB to allocate and zero again.
-type freeList[T any] struct {
-	mu    sync.Mutex
-	items []*T
-	max   int
-	make  func() *T
-}
-
-func (f *freeList[T]) get() *T {
-	f.mu.Lock()
-	if n := len(f.items); n > 0 {
-		x := f.items[n-1]
-		f.items = f.items[:n-1]
-		f.mu.Unlock()
-		return x
-	}
-	f.mu.Unlock()
-	return f.make()
-}
-
-func (f *freeList[T]) put(x *T) {
-	f.mu.Lock()
-	if len(f.items) < f.max {
-		f.items = append(f.items, x)
-	}
-	f.mu.Unlock()
-}
-
-// scratchList keeps the section scratch of an Encoder's recent blocks,
-// with the room their compressed sections took, across garbage
-// collections. Get returns a *sectionScratch, or a nil one when there is
-// none to reuse; Put takes one back.
-type scratchList struct{ freeList[sectionScratch] }
-
-// Get returns a kept *sectionScratch as an any, holding a nil one if none
-// is kept.
-func (l *scratchList) Get() any { return l.get() }
-
-// Put keeps ss, a *sectionScratch, unless enough are kept.
-func (l *scratchList) Put(ss any) {
-	if ss, _ := ss.(*sectionScratch); ss != nil {
-		l.put(ss)
-	}
 }
 
 // compress compresses src into dst, which has room for c.bound(len(src))

@@ -3,8 +3,6 @@ package codec
 import (
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -14,15 +12,13 @@ import (
 // then carries no schema, only a fingerprint of it. An Encoder is safe for
 // concurrent use by many goroutines.
 type Encoder struct {
-	schema       *arrow.Schema
-	plans        []*plan
-	fingerprint  uint64
-	cfg          config
-	scratch      sync.Pool                // *[]byte: aligned room for raw blocks
-	encodings    sync.Pool                // *encoding: the state of AppendBatches calls
-	spare        atomic.Pointer[encoding] // kept across garbage collections
-	spareScratch atomic.Pointer[[]byte]   // the same for scratch
-	compressor   *compressor              // nil without compression
+	schema      *arrow.Schema
+	plans       []*plan
+	fingerprint uint64
+	cfg         config
+	encodings   *freeList[encoding] // the state of AppendBatches calls
+	scratch     *freeList[[]byte]   // aligned room for raw blocks written aside
+	compressor  *compressor         // nil without compression
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -40,7 +36,12 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NewEncoder: %w", err)
 	}
-	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg}
+	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
+		encodings: newFreeList(func() *encoding { return new(encoding) }),
+		scratch: newFreeList(func() *[]byte {
+			b := alignedAt(64<<10, 0)
+			return &b
+		})}
 	if e.cfg.compression != None {
 		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level, e.cfg.minSavings); err != nil {
 			return nil, fmt.Errorf("NewEncoder: %w", err)
@@ -102,8 +103,8 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 	if cap(dst) > start && !aligned(out[start:]) {
 		// Typed writes need an 8-byte aligned block: write it aside and
 		// copy it in.
-		sp := e.getScratch()
-		defer e.putScratch(sp)
+		sp := e.scratch.get()
+		defer e.scratch.put(sp)
 		raw := e.writeBlock(c, newWriter(*sp, 0), k, rows)
 		*sp = c.w.out
 		return append(dst, raw...), nil
@@ -129,7 +130,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	if total > maxLength {
 		return nil, 0, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, total, maxLength)
 	}
-	c = e.getEncoding()
+	c = e.encodings.get()
 	defer func() {
 		if r := recover(); r != nil {
 			e.putEncoding(c)
@@ -188,59 +189,20 @@ func (e *Encoder) blockSize(rec arrow.RecordBatch) (size int, err error) {
 	return c.w.pos, nil
 }
 
-// getEncoding returns an encoding to work in: the Encoder's spare one,
-// which outlives garbage collections (a sync.Pool does not: the segs of a
-// thousand small batches would be allocated again after each), or one from
-// the pool.
-func (e *Encoder) getEncoding() *encoding {
-	if c := e.spare.Swap(nil); c != nil {
-		return c
-	}
-	if c, _ := e.encodings.Get().(*encoding); c != nil {
-		return c
-	}
-	return new(encoding)
-}
-
 func (e *Encoder) putEncoding(c *encoding) {
 	c.reset()
-	if !e.spare.CompareAndSwap(nil, c) {
-		e.encodings.Put(c)
-	}
-}
-
-// getScratch returns room, 8-byte aligned, for writing a block aside: the
-// Encoder's spare, which outlives garbage collections, or pooled room;
-// putScratch gives it back, grown or not.
-func (e *Encoder) getScratch() *[]byte {
-	if sp := e.spareScratch.Swap(nil); sp != nil {
-		return sp
-	}
-	if sp, _ := e.scratch.Get().(*[]byte); sp != nil {
-		return sp
-	}
-	b := alignedAt(64<<10, 0)
-	return &b
-}
-
-func (e *Encoder) putScratch(sp *[]byte) {
-	if !e.spareScratch.CompareAndSwap(nil, sp) {
-		e.scratch.Put(sp)
-	}
+	e.encodings.put(c)
 }
 
 // appendCompressed writes the raw block aside, compresses the sections of
 // its body worth compressing and appends the compressed block to dst, or
 // the raw block if no section was worth it or the result is not smaller.
 func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte {
-	sp := e.getScratch()
-	defer e.putScratch(sp)
+	sp := e.scratch.get()
+	defer e.scratch.put(sp)
 	cp := e.compressor
-	ss, _ := cp.scratch.Get().(*sectionScratch)
-	if ss == nil {
-		ss = new(sectionScratch)
-	}
-	defer cp.scratch.Put(ss)
+	ss := cp.scratch.get()
+	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
 	w := newWriter(*sp, 0)
 	w.xf, w.marking, w.marks = xf, true, ss.marks[:0]

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"math/bits"
+	"runtime"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -65,4 +66,42 @@ func (p *blockPool) Free(b []byte) {
 		p.free[c] = append(p.free[c], b[:cap(b)])
 	}
 	p.mu.Unlock()
+}
+
+// freeList keeps values for reuse: up to two per P, the most that are
+// likely in use at once. Unlike a sync.Pool, which every garbage
+// collection empties, it keeps them: an LZ4 compressor is 136 KB to
+// allocate and zero again, and the state and raw block room of an
+// Encoder of many small batches a megabyte or more.
+type freeList[T any] struct {
+	mu    sync.Mutex
+	items []*T
+	max   int
+	make  func() *T // makes a value when none is kept
+}
+
+func newFreeList[T any](make func() *T) *freeList[T] {
+	return &freeList[T]{max: 2 * runtime.GOMAXPROCS(0), make: make}
+}
+
+// get returns a kept value, or a new one.
+func (f *freeList[T]) get() *T {
+	f.mu.Lock()
+	if n := len(f.items); n > 0 {
+		x := f.items[n-1]
+		f.items = f.items[:n-1]
+		f.mu.Unlock()
+		return x
+	}
+	f.mu.Unlock()
+	return f.make()
+}
+
+// put keeps x for a later get, unless enough are kept.
+func (f *freeList[T]) put(x *T) {
+	f.mu.Lock()
+	if len(f.items) < f.max {
+		f.items = append(f.items, x)
+	}
+	f.mu.Unlock()
 }
