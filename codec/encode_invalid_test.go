@@ -157,3 +157,50 @@ func encodeMarked(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) ([]
 	raw := e.writeBlock(c, w, 1, rows)
 	return raw, c.w.marks
 }
+
+// lyingBatch is a RecordBatch whose columns or row count disagree with
+// each other or with its schema, as only a RecordBatch implemented outside
+// arrow-go (which checks them) can be.
+type lyingBatch struct {
+	arrow.RecordBatch
+	cols []arrow.Array
+	rows int64
+}
+
+func (b lyingBatch) Columns() []arrow.Array { return b.cols }
+func (b lyingBatch) NumRows() int64         { return b.rows }
+
+// TestAppendLyingBatch checks that a batch whose column count or column
+// lengths disagree with it is refused with ErrInvalidBatch, and that the
+// Encoder encodes the next batch as before.
+func TestAppendLyingBatch(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	b := array.NewInt64Builder(mem)
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 3)
+	defer rec.Release()
+	enc, err := NewEncoder(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := enc.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string]lyingBatch{
+		"no columns":       {rec, nil, 3},
+		"two columns":      {rec, []arrow.Array{col, col}, 3},
+		"rows past column": {rec, []arrow.Array{col}, 4},
+	} {
+		if _, err := enc.AppendBatches(nil, rec, bad); !errors.Is(err, ErrInvalidBatch) {
+			t.Errorf("%s: AppendBatches: %v, want an error wrapping ErrInvalidBatch", name, err)
+		}
+		got, err := enc.Append(nil, rec)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: the next Append gave another block (%v)", name, err)
+		}
+	}
+}

@@ -131,10 +131,13 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 		return nil, 0, fmt.Errorf("%w: batches of %d rows; a block holds at most %d", ErrUnsupported, total, maxLength)
 	}
 	c = e.encodings.get()
+	got := c // a return with an error sets c to nil before this runs
 	defer func() {
 		if r := recover(); r != nil {
-			e.putEncoding(c)
 			c, err = nil, recovered(r)
+		}
+		if err != nil {
+			e.putEncoding(got)
 		}
 	}()
 	// Batch by batch, so that each batch's arrays are looked at together,
@@ -145,14 +148,12 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	for r, rec := range recs {
 		cols := rec.Columns()
 		if len(cols) != len(e.plans) {
-			e.putEncoding(c)
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
 			s := &c.segs[i*k+r]
 			s.set(col.Data(), -1, -1)
 			if int64(s.n) != rec.NumRows() {
-				e.putEncoding(c)
 				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.n, rec.NumRows())
 			}
 			c.est += s.estimate(e.plans[i])
