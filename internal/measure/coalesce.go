@@ -2,7 +2,6 @@ package measure
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -85,13 +84,17 @@ type way struct {
 }
 
 // copyFloor returns the floor way for stream: its writer copies stream's
-// pieces (header, each frame with its block, end frame) into a buffer of
-// its own, checksums it and writes it; its reader reads each piece into a
-// buffer of its own and checksums it. Each side allocates its buffer once
-// per stream, as a Writer and a Reader do. Neither encodes nor decodes
-// anything: any checksummed stream of these bytes costs at least this.
-func copyFloor(stream []byte) way {
-	sizes := frameSizes(stream)
+// pieces (its blocks, and first the bytes around them: header, frame
+// headers, end frame) into a buffer of its own, checksums each and writes
+// it; its reader reads each piece into a buffer of its own and checksums
+// it. Each side allocates its buffer once per stream, as a Writer and a
+// Reader do. Neither encodes nor decodes anything: any checksummed stream
+// of these bytes costs at least this.
+func copyFloor(stream []byte) (way, error) {
+	sizes, err := streamPieces(stream)
+	if err != nil {
+		return way{}, err
+	}
 	crc := crc32.MakeTable(crc32.Castagnoli)
 	largest := slices.Max(sizes)
 	return way{
@@ -115,34 +118,33 @@ func copyFloor(stream []byte) way {
 				}
 				_ = crc32.Checksum(b[:n], crc)
 			}
-			return len(sizes) - 2, nil // the blocks, without header and end frame
+			return len(sizes) - 1, nil // the blocks
 		},
-	}
+	}, nil
 }
 
-// frameSizes cuts an arrowpack stream into pieces that together are the
-// stream: its header, then each frame with its block, then the end frame.
-// It trusts the stream, which this package wrote.
-func frameSizes(stream []byte) []int {
-	const frameHeader = 16 // a frame's header: the block's length, its CRC, padding
-	hdr := 24 + int(binary.LittleEndian.Uint64(stream[8:]))
-	hdr = (hdr + 7) &^ 7
-	sizes := []int{hdr}
-	for at := hdr; at < len(stream); {
-		n := int(binary.LittleEndian.Uint64(stream[at:]))
-		if n == 0 {
-			sizes = append(sizes, len(stream)-at)
-			break
-		}
-		sizes = append(sizes, frameHeader+n)
-		at += frameHeader + n
+// streamPieces returns the sizes of pieces that together are the arrowpack
+// stream: the bytes around its blocks, then each block, as codec.Reader
+// reports them.
+func streamPieces(stream []byte) ([]int, error) {
+	rd, err := codec.NewReader(bytes.NewReader(stream))
+	if err != nil {
+		return nil, err
 	}
-	return sizes
+	defer rd.Release()
+	sizes := []int{len(stream)}
+	for rd.Next() {
+		n := rd.BlockInfo().Size
+		sizes[0] -= n
+		sizes = append(sizes, n)
+	}
+	return sizes, rd.Err()
 }
 
 // MeasureCoalescing writes pieces (batches of one schema) as a stream and
-// reads it back in each of the five ways, and times the floor under them (WayFloor), taking turns opts.Runs times and
-// keeping each way's fastest run: through a codec.Writer with
+// reads it back in each of the five ways, and times the floor under them
+// (WayFloor), taking turns opts.Runs times and keeping each way's fastest
+// run: through a codec.Writer with
 // WithBlockRows(blockRows); through a codec.Writer without it, a block per
 // batch; as an IPC stream, a message per batch; and concatenated with
 // array.Concatenate into batches of about blockRows rows, then written as
@@ -217,14 +219,15 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 			res.Ways[i].Err = err.Error()
 		}
 	}
-	if res.Ways[0].Err == "" {
-		fw := copyFloor(streams[0])
-		ways = append(ways, fw)
-		streams[len(ways)-1] = streams[0]
-	}
-	res.Ways[len(res.Ways)-1].Name = WayFloor
-	if len(ways) < len(res.Ways) {
-		res.Ways[len(res.Ways)-1].Err = "no coalesced stream to copy"
+	floor := &res.Ways[len(res.Ways)-1]
+	floor.Name = WayFloor
+	if floor.Err = res.Ways[0].Err; floor.Err == "" {
+		if fw, err := copyFloor(streams[0]); err != nil {
+			floor.Err = err.Error()
+		} else {
+			ways = append(ways, fw)
+			streams[len(ways)-1] = streams[0]
+		}
 	}
 	var buf bytes.Buffer
 	for round := range opts.runs() {
