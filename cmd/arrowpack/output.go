@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	pqcompress "github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/durable"
 )
 
 // outputFormats are the names -to accepts, with the formats they stand for.
@@ -106,78 +105,34 @@ func parquetCodec(c codec.Compression) pqcompress.Compression {
 }
 
 // safeFile is an output file written as a temporary file in the target's
-// directory and renamed into place by Commit: a failed write leaves
-// whatever was at the target untouched.
-type safeFile struct {
-	*os.File
-	target string
-	force  bool
-	mode   fs.FileMode
-	done   bool
-}
+// directory, synced and renamed into place by Commit (internal/durable): a
+// failed or interrupted write leaves whatever was at the target untouched,
+// and a committed one survives a crash.
+type safeFile struct{ *durable.File }
 
 // errExists is returned when the output exists and -f was not given.
-var errExists = errors.New("exists")
+var errExists = durable.ErrExists
 
 // createSafe starts an output file for target. Unless force is set, an
 // existing target is an error, now and at Commit.
 func createSafe(target string, force bool) (*safeFile, error) {
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(target); err == nil {
-		if !force {
-			return nil, fmt.Errorf("%s %w: give -f to replace it", target, errExists)
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file: will not replace it", target)
-		}
-		mode = st.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	f, err := durable.Create(target, durable.Options{Replace: force, Sync: durable.OS})
+	if errors.Is(err, durable.ErrExists) {
+		return nil, fmt.Errorf("%w: give -f to replace it", err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("creating the output next to %s: %w", target, err)
-	}
-	return &safeFile{File: f, target: target, force: force, mode: mode}, nil
+	return &safeFile{f}, nil
 }
 
-// Commit closes the temporary file and moves it to the target. Without
-// force, it links rather than renames, so that a file that appeared at
-// the target meanwhile is not replaced either.
+// Commit syncs the temporary file, moves it to the target and syncs the
+// directory. Without force, a file that appeared at the target meanwhile
+// is not replaced either.
 func (s *safeFile) Commit() error {
-	if s.done {
-		return nil
+	err := s.File.Commit()
+	if errors.Is(err, durable.ErrExists) {
+		return fmt.Errorf("%w: give -f to replace it", err)
 	}
-	s.done = true
-	tmp := s.Name()
-	err := s.Chmod(s.mode)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		if s.force {
-			err = os.Rename(tmp, s.target)
-		} else if err = os.Link(tmp, s.target); errors.Is(err, fs.ErrExist) {
-			err = fmt.Errorf("%s %w: give -f to replace it", s.target, errExists)
-		} else if err != nil {
-			// No hard links here: check, then rename.
-			if _, serr := os.Lstat(s.target); serr == nil {
-				err = fmt.Errorf("%s %w: give -f to replace it", s.target, errExists)
-			} else {
-				err = os.Rename(tmp, s.target)
-			}
-		}
-	}
-	os.Remove(tmp) // after a link, or a failure; gone after a rename
 	return err
-}
-
-// Abort removes the temporary file; the target stays as it was.
-func (s *safeFile) Abort() {
-	if s.done {
-		return
-	}
-	s.done = true
-	s.Close()
-	os.Remove(s.Name())
 }
