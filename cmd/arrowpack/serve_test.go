@@ -91,7 +91,7 @@ func TestServePutGet(t *testing.T) {
 	}
 	for _, ipcWire := range []bool{false, true} {
 		got := filepath.Join(dir, "got.apk")
-		args := []string{"get", "-addr", addr, "-compression", "zstd", "tables/lineitem", got}
+		args := []string{"get", "-addr", addr, "-f", "-compression", "zstd", "tables/lineitem", got}
 		if ipcWire {
 			args = append(args, "-ipc")
 		}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/flight"
+)
+
+const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-ipc] [-compression none|lz4|zstd] PATH OUT"
+
+const getAbout = `Gets the stream stored under the descriptor path PATH (elements separated
+by '/') from an Arrow Flight server such as 'arrowpack serve' and writes it
+to OUT in the format -to names (arrowpack, ipc, ipc-file, parquet) or else
+the one OUT's extension stands for, as convert does; a name without an
+extension, and "-" (standard output), get an arrowpack stream.
+
+The server is asked for arrowpack blocks compressed with -compression, which
+also compresses the output; -ipc asks for plain Arrow IPC instead, as any
+Flight client would.
+
+The output is written to a temporary file next to it, synced and renamed
+into place only once complete: a failed or interrupted get leaves the
+target as it was. An existing output is replaced only with -f. The summary
+goes to standard error.
+`
+
+type getOptions struct {
+	*flightOptions
+	compression, to string
+	ipc, force      bool
+}
+
+func getFlags() (*flag.FlagSet, *getOptions) {
+	fs, fo := flightFlags("get")
+	o := &getOptions{flightOptions: fo}
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire and of the output: none, lz4 or zstd")
+	fs.BoolVar(&o.ipc, "ipc", false, "ask for Arrow IPC instead of arrowpack blocks")
+	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension; arrowpack without one)")
+	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
+	fs.BoolVar(&o.force, "force", false, "same as -f")
+	return fs, o
+}
+
+// getFormat chooses the format get writes to out: convert's rules
+// (outputFormat), except that an output whose name has no extension, or
+// stdout, is an arrowpack stream, as get has always written.
+func getFormat(to, out string) (format, error) {
+	if to == "" && (out == "-" || filepath.Ext(out) == "") {
+		to = "arrowpack"
+	}
+	return outputFormat(to, out)
+}
+
+func runGet(e *env, args []string) error {
+	fs, o := getFlags()
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want a path and an output file, got %d argument(s)", len(pos))
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	comp, err := parseCompression(o.compression)
+	if err != nil {
+		return err
+	}
+	path, err := descriptorPath(pos[0])
+	if err != nil {
+		return err
+	}
+	name, outPath := strings.Join(path, "/"), pos[1]
+	outFormat, err := getFormat(o.to, outPath)
+	if err != nil {
+		return err
+	}
+	if outPath == "-" && isTerminal(e.stdout) {
+		return usagef("will not write a binary %s to a terminal: redirect stdout or name a file", outFormat)
+	}
+
+	// Fail on an existing output before fetching anything.
+	var sf *safeFile
+	sink, outName := e.stdout, "stdout"
+	if outPath != "-" {
+		if sf, err = createSafe(outPath, o.force); err != nil {
+			return err
+		}
+		defer sf.Abort() // on any error; a no-op once committed
+		sink, outName = sf, outPath
+	}
+
+	c, ctx, done, err := dialFlight(e, o.flightOptions)
+	if err != nil {
+		return err
+	}
+	defer done()
+	info, err := c.GetFlightInfo(ctx, &aflight.FlightDescriptor{Type: aflight.DescriptorPATH, Path: path})
+	if err != nil {
+		return fmt.Errorf("get %s: %w", name, err)
+	}
+	if len(info.Endpoint) == 0 || info.Endpoint[0].Ticket == nil {
+		return fmt.Errorf("get %s: the server gave no endpoint", name)
+	}
+	wire := "Arrow IPC"
+	if !o.ipc {
+		ctx, wire = flight.Accept(ctx, comp), "arrowpack"
+	}
+	stream, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		return fmt.Errorf("get %s: %w", name, err)
+	}
+	r, err := flight.NewReader(stream)
+	if err != nil {
+		return fmt.Errorf("get %s: %w", name, err)
+	}
+	defer r.Release()
+	st, err := writeFlight(sink, r, outFormat, comp)
+	if err != nil {
+		return fmt.Errorf("get %s -> %s: %w", name, outName, err)
+	}
+	if sf != nil {
+		if err := sf.Commit(); err != nil {
+			return fmt.Errorf("writing %s: %w", outPath, err)
+		}
+	}
+	fmt.Fprintf(e.stderr, "%s %s -> %s (%s, %s; %s on the wire): %s, %s\n", o.addr, name, outName, outFormat, comp, wire,
+		plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"))
+	return nil
+}
+
+// writeFlight writes the batches of r to w in format f with compression
+// comp. On error what it wrote is incomplete.
+func writeFlight(w io.Writer, r *flight.Reader, f format, comp codec.Compression) (st convertStats, err error) {
+	defer func() {
+		if p := recover(); p != nil { // arrow-go's writers panic on some inputs
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	cw := &countingWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	bwr, err := newBatchWriter(bw, f, r.Schema(), writeOptions{compression: comp, concurrency: 1})
+	if err != nil {
+		return st, err
+	}
+	for r.Next() {
+		rec := r.RecordBatch()
+		if err := bwr.Write(rec); err != nil {
+			return st, err
+		}
+		st.batches++
+		st.rows += rec.NumRows()
+	}
+	if err := r.Err(); err != nil {
+		return st, err
+	}
+	if err := bwr.Close(); err != nil {
+		return st, err
+	}
+	if err := bw.Flush(); err != nil {
+		return st, err
+	}
+	st.size = cw.n
+	return st, nil
+}
+
+func init() {
+	register(command{"get", getUsage, "get a stream from a Flight server into a file", getAbout, runGet,
+		func() *flag.FlagSet { fs, _ := getFlags(); return fs }})
+}
