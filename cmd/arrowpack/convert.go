@@ -131,7 +131,7 @@ func runConvert(e *env, args []string) error {
 	var sf *safeFile
 	sink := e.stdout
 	if outPath != "-" {
-		if sf, err = createSafe(outPath, o.force); err != nil {
+		if sf, err = createSafe(outPath, o.force, false); err != nil {
 			return err
 		}
 		defer sf.Abort() // a no-op once committed

@@ -345,3 +345,43 @@ func TestList(t *testing.T) {
 	code, _, stderr = runCmd(t, "ls")
 	checkFailure(t, code, stderr, 2, "-addr is required")
 }
+
+// syncRecorder is a durable.Syncer that records what it was asked to sync.
+type syncRecorder struct {
+	files, dirs []string
+}
+
+func (r *syncRecorder) SyncFile(f *os.File) error {
+	r.files = append(r.files, f.Name())
+	return f.Sync()
+}
+
+func (r *syncRecorder) SyncDir(dir string) error {
+	r.dirs = append(r.dirs, dir)
+	return nil
+}
+
+// TestGetSyncs (issue 22): get syncs its output file, then its directory,
+// before it reports success; -no-sync skips both.
+func TestGetSyncs(t *testing.T) {
+	rec := &syncRecorder{}
+	saved := outputSyncer
+	outputSyncer = rec
+	defer func() { outputSyncer = saved }()
+	addr := startFlight(t, nil)
+	putTest(t, addr, t.TempDir(), "s")
+	dir := t.TempDir()
+	if code, _, stderr := runCmd(t, "get", "-addr", addr, "s", filepath.Join(dir, "s.apk")); code != 0 {
+		t.Fatal(stderr)
+	}
+	if len(rec.files) != 1 || filepath.Dir(rec.files[0]) != dir || len(rec.dirs) != 1 || rec.dirs[0] != dir {
+		t.Errorf("get synced files %v and directories %v, want a file in %s and %s", rec.files, rec.dirs, dir, dir)
+	}
+	*rec = syncRecorder{}
+	if code, _, stderr := runCmd(t, "get", "-addr", addr, "-no-sync", "s", filepath.Join(dir, "t.apk")); code != 0 {
+		t.Fatal(stderr)
+	}
+	if len(rec.files)+len(rec.dirs) != 0 {
+		t.Errorf("get -no-sync synced files %v and directories %v", rec.files, rec.dirs)
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/arrowpack/arrowpack/flight"
 )
 
-const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-ipc] [-compression none|lz4|zstd] PATH OUT"
+const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression none|lz4|zstd] PATH OUT"
 
 const getAbout = `Gets the stream stored under the descriptor path PATH (elements separated
 by '/') from an Arrow Flight server such as 'arrowpack serve' and writes it
@@ -26,15 +26,17 @@ also compresses the output; -ipc asks for plain Arrow IPC instead, as any
 Flight client would.
 
 The output is written to a temporary file next to it, synced and renamed
-into place only once complete: a failed or interrupted get leaves the
-target as it was. An existing output is replaced only with -f. The summary
-goes to standard error.
+into place only once complete (-no-sync skips the syncs): a failed or
+interrupted get leaves the target as it was, a finished one survives a
+crash. An existing output is replaced only with -f. The summary goes to
+standard error.
 `
 
 type getOptions struct {
 	*flightOptions
 	compression, to string
 	ipc, force      bool
+	noSync          bool
 }
 
 func getFlags() (*flag.FlagSet, *getOptions) {
@@ -45,6 +47,7 @@ func getFlags() (*flag.FlagSet, *getOptions) {
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension; arrowpack without one)")
 	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
 	fs.BoolVar(&o.force, "force", false, "same as -f")
+	fs.BoolVar(&o.noSync, "no-sync", false, "do not sync the output to the disk before reporting success (faster; a crash soon after may lose it)")
 	return fs, o
 }
 
@@ -91,7 +94,7 @@ func runGet(e *env, args []string) error {
 	var sf *safeFile
 	sink, outName := e.stdout, "stdout"
 	if outPath != "-" {
-		if sf, err = createSafe(outPath, o.force); err != nil {
+		if sf, err = createSafe(outPath, o.force, o.noSync); err != nil {
 			return err
 		}
 		defer sf.Abort() // on any error; a no-op once committed

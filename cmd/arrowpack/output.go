@@ -113,10 +113,20 @@ type safeFile struct{ *durable.File }
 // errExists is returned when the output exists and -f was not given.
 var errExists = durable.ErrExists
 
+// outputSyncer makes a committed output survive a crash; tests substitute
+// one that records its calls.
+var outputSyncer durable.Syncer = durable.OS
+
 // createSafe starts an output file for target. Unless force is set, an
-// existing target is an error, now and at Commit.
-func createSafe(target string, force bool) (*safeFile, error) {
-	f, err := durable.Create(target, durable.Options{Replace: force, Sync: durable.OS})
+// existing target is an error, now and at Commit. noSync (-no-sync) makes
+// Commit skip the syncs: faster, but a crash soon after may leave the
+// target empty or missing.
+func createSafe(target string, force, noSync bool) (*safeFile, error) {
+	o := durable.Options{Replace: force, Sync: outputSyncer}
+	if noSync {
+		o.Sync = nil
+	}
+	f, err := durable.Create(target, o)
 	if errors.Is(err, durable.ErrExists) {
 		return nil, fmt.Errorf("%w: give -f to replace it", err)
 	}
