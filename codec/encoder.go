@@ -151,11 +151,16 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
-			s := &c.segs[i*k+r]
-			s.set(col.Data(), -1, -1)
-			if int64(s.n) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.n, rec.NumRows())
+			d := col.Data()
+			if int64(d.Len()) != rec.NumRows() {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
 			}
+			// Checked before anything is sized from it.
+			if f := checkArray(e.plans[i], d, d.Offset(), d.Len()); f != nil {
+				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+			}
+			s := &c.segs[i*k+r]
+			s.set(d, -1, -1)
 			c.est += s.estimate(e.plans[i])
 		}
 	}
@@ -276,6 +281,9 @@ func (e *Encoder) body(c *encoding, k int) {
 func (e *Encoder) checkSchema(s *arrow.Schema) error {
 	if s == e.schema {
 		return nil
+	}
+	if s == nil {
+		return fmt.Errorf("%w: batch has no schema", ErrSchemaMismatch)
 	}
 	if s.NumFields() != e.schema.NumFields() {
 		return fmt.Errorf("%w: batch has %d fields, the encoder's schema %d", ErrSchemaMismatch, s.NumFields(), e.schema.NumFields())
