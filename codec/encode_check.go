@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"math"
 	"unicode/utf8"
 	"unsafe"
 
@@ -92,22 +93,32 @@ func childName(dt arrow.DataType, i int) string {
 	return fmt.Sprintf("child %d", i)
 }
 
-// checkArray checks rows [off, off+n) of d (off in d's buffer coordinates,
+// checker checks arrays before they are encoded. With deep unset it
+// leaves to the writer the checks it makes as it copies, fused into that
+// pass while the bytes are in the cache (see lateFault): that offsets never
+// decrease between the first and the last, that strings are UTF-8 and
+// that dictionary indices are in range. It checks all the rest, and
+// everything any allocation is sized from, first. With deep set it checks
+// everything, to name the column and row of a fault the writer found.
+type checker struct{ deep bool }
+
+// array checks rows [off, off+n) of d (off in d's buffer coordinates,
 // d.Offset() included) following p: that its buffers hold them, its null
 // count matches its bitmap, and its offsets, views, ids, indices and run
 // ends are what the decoder accepts; then, recursively, the ranges of its
 // children those rows reference.
-func checkArray(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	if n > maxLength {
 		f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
 		f.unsupported = true
 		return f
 	}
-	base := d.Offset() // rows are reported from the array's offset
-	if base < 0 || d.Len() < 0 || off < 0 || n < 0 {
-		return faultf(0, "offset %d and length %d", base, d.Len())
+	h := headOf(d)
+	base := h.base // rows are reported from the array's offset
+	if base < 0 || h.length < 0 || off < 0 || n < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
+		return faultf(0, "offset %d and length %d", base, h.length)
 	}
-	bufs := d.Buffers()
+	bufs := h.bufs
 	want := p.kind.buffers()
 	switch p.kind {
 	case kNull, kStruct, kFixedList, kRunEnd:
@@ -118,60 +129,60 @@ func checkArray(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	if len(bufs) < want {
 		return faultf(0, "%d buffers; %s has %d", len(bufs), p.dt, want)
 	}
-	if len(d.Children()) < wantChildren(p) {
-		return faultf(0, "%d child arrays; %s has %d", len(d.Children()), p.dt, wantChildren(p))
+	if len(h.children) != wantChildren(p) {
+		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, wantChildren(p))
 	}
-	if f := checkNulls(p, d); f != nil {
+	if f := checkNulls(p, &h); f != nil {
 		return f
 	}
 	b1, b2 := bufBytes(bufs, 1), bufBytes(bufs, 2)
 	switch p.kind {
 	case kNull:
 	case kBool:
-		if n > 0 && uint64(len(b1))*8 < uint64(off)+uint64(n) {
+		if end := wholeEnd(d, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
 			return faultf(len(b1)*8-base, "values bitmap of %d bytes is too short", len(b1))
 		}
 	case kFixed:
-		if f := covers(b1, off, n, p.width, base, "values"); f != nil {
+		if f := covers(b1, wholeEnd(d, off, n), p.width, base, "values"); f != nil {
 			return f
 		}
 	case kBinary:
-		return checkBinary[int32](p, d, b1, b2, off, n)
+		return checkBinary[int32](k, p, d, b1, b2, off, n)
 	case kLargeBinary:
-		return checkBinary[int64](p, d, b1, b2, off, n)
+		return checkBinary[int64](k, p, d, b1, b2, off, n)
 	case kView:
-		return checkViews(p, d, bufs, off, n)
+		return k.views(p, d, bufs, off, n)
 	case kList:
-		return checkList[int32](p, d, b1, off, n)
+		return checkList[int32](k, p, d, b1, off, n)
 	case kLargeList:
-		return checkList[int64](p, d, b1, off, n)
+		return checkList[int64](k, p, d, b1, off, n)
 	case kFixedList:
 		ch := d.Children()[0]
-		k := uint64(p.width)
-		if (uint64(off)+uint64(n))*k > uint64(ch.Len()) {
-			return faultf(int((uint64(ch.Len())/k)-uint64(base)), "fixed-size lists of %d values, a child of %d values", k, ch.Len())
+		w := uint64(p.width)
+		if (uint64(off)+uint64(n))*w > uint64(ch.Len()) {
+			return faultf(int((uint64(ch.Len())/w)-uint64(base)), "fixed-size lists of %d values, a child of %d values", w, ch.Len())
 		}
-		return child(p, 0, ch, ch.Offset()+off*p.width, n*p.width)
+		return k.child(p, 0, ch, ch.Offset()+off*p.width, n*p.width)
 	case kListView:
-		return checkListView[int32](p, d, b1, b2, off, n)
+		return checkListView[int32](k, p, d, b1, b2, off, n)
 	case kLargeListView:
-		return checkListView[int64](p, d, b1, b2, off, n)
+		return checkListView[int64](k, p, d, b1, b2, off, n)
 	case kStruct:
-		return checkSameRows(p, d, off, n)
+		return k.sameRows(p, d, off, n)
 	case kSparseUnion:
-		if f := covers(b1, off, n, 1, base, "type ids"); f != nil {
+		if f := covers(b1, wholeEnd(d, off, n), 1, base, "type ids"); f != nil {
 			return f
 		}
 		if i := firstBadTypeID(b1[off:off+n], p.unionChild); i >= 0 {
 			return faultf(off-base+i, "type id %d names no child", int8(b1[off+i]))
 		}
-		return checkSameRows(p, d, off, n)
+		return k.sameRows(p, d, off, n)
 	case kDenseUnion:
-		return checkDenseUnion(p, d, b1, b2, off, n)
+		return k.denseUnion(p, d, b1, b2, off, n)
 	case kDict:
-		return checkDict(p, d, bufs, b1, off, n)
+		return k.dict(p, d, bufs, b1, off, n)
 	case kRunEnd:
-		return checkRunEnds(p, d, off, n)
+		return k.runEnds(p, d, off, n)
 	}
 	return nil
 }
@@ -192,31 +203,54 @@ func bufBytes(bufs []*memory.Buffer, i int) []byte {
 	return bufs[i].Bytes()
 }
 
-// covers checks that b holds values up to row off+n of width bytes.
-func covers(b []byte, off, n, width, base int, what string) *batchFault {
-	if uint64(len(b)) < (uint64(off)+uint64(n))*uint64(width) {
-		return faultf(len(b)/width-base, "%s buffer of %d bytes is too short for %d rows of %d bytes", what, len(b), off+n-base, width)
+// wholeEnd returns the end of what the buffers of d must hold, in rows
+// from its buffers' start: rows [off, off+n), and all of d, whose buffers
+// arrow-go's constructors check whether or not a block holds all of it.
+func wholeEnd(d arrow.ArrayData, off, n int) int {
+	return max(off+n, d.Offset()+d.Len())
+}
+
+// covers checks that b holds values up to row end of width bytes.
+func covers(b []byte, end, width, base int, what string) *batchFault {
+	if uint64(len(b)) < uint64(end)*uint64(width) {
+		return faultf(len(b)/width-base, "%s buffer of %d bytes is too short for %d rows of %d bytes", what, len(b), end-base, width)
 	}
 	return nil
 }
 
 // child checks rows [off, off+n) of ch, child i of p, naming it in a fault.
-func child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFault {
-	if f := checkArray(p.children[i], ch, off, n); f != nil {
+func (k checker) child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFault {
+	if f := k.array(p.children[i], ch, off, n); f != nil {
 		return f.in(childName(p.dt, i))
 	}
 	return nil
 }
 
-// checkNulls checks d's null count against its validity bitmap, over all
-// of d: the count arrow-go reports must be the nulls the block will hold.
-func checkNulls(p *plan, d arrow.ArrayData) *batchFault {
-	nulls := d.NullN()
-	bm := bufBytes(d.Buffers(), 0)
+// arrayHead is what checker reads of every array, read once, through
+// the concrete type when it is arrow-go's (whose getters then inline).
+type arrayHead struct {
+	bufs                []*memory.Buffer
+	children            []arrow.ArrayData
+	base, length, nulls int
+}
+
+func headOf(d arrow.ArrayData) arrayHead {
+	if ad, ok := d.(*array.Data); ok {
+		return arrayHead{ad.Buffers(), ad.Children(), ad.Offset(), ad.Len(), ad.NullN()}
+	}
+	return arrayHead{d.Buffers(), d.Children(), d.Offset(), d.Len(), d.NullN()}
+}
+
+// checkNulls checks an array's null count against its validity bitmap,
+// over all of the array: the count arrow-go reports must be the nulls the
+// block will hold.
+func checkNulls(p *plan, h *arrayHead) *batchFault {
+	nulls := h.nulls
+	bm := bufBytes(h.bufs, 0)
 	switch p.kind {
 	case kNull:
-		if nulls >= 0 && nulls != d.Len() {
-			return faultf(0, "null array of %d rows with a null count of %d", d.Len(), nulls)
+		if nulls >= 0 && nulls != h.length {
+			return faultf(0, "null array of %d rows with a null count of %d", h.length, nulls)
 		}
 		return nil
 	case kSparseUnion, kDenseUnion, kRunEnd:
@@ -226,12 +260,12 @@ func checkNulls(p *plan, d arrow.ArrayData) *batchFault {
 		return nil
 	}
 	if len(bm) == 0 {
-		if nulls != 0 && d.Len() > 0 {
+		if nulls > 0 || (nulls < 0 && h.length > 0) {
 			return faultf(0, "null count %d without a validity bitmap", nulls)
 		}
 		return nil
 	}
-	base, n := d.Offset(), d.Len()
+	base, n := h.base, h.length
 	if uint64(len(bm))*8 < uint64(base)+uint64(n) {
 		return faultf(len(bm)*8-base, "validity bitmap of %d bytes is too short for %d rows", len(bm), n)
 	}
@@ -262,18 +296,24 @@ func validBits(d arrow.ArrayData) []byte {
 }
 
 // checkOffsets returns the n+1 offsets of rows [off, off+n) of buffer b,
-// after checking the buffer holds them and that they never decrease and
-// lie in [0, limit].
-func checkOffsets[T int32 | int64](d arrow.ArrayData, b []byte, off, n, limit int) ([]T, *batchFault) {
+// after checking the buffer holds them and that they lie in [0, limit]
+// and never decrease (deep unset: that the first and the last do, which
+// bound everything sized from them; the writer checks the others).
+func checkOffsets[T int32 | int64](k checker, d arrow.ArrayData, b []byte, off, n, limit int) ([]T, *batchFault) {
 	base := d.Offset()
-	if n == 0 && len(b) == 0 {
+	if n == 0 && len(b) == 0 && d.Len() == 0 {
 		return view[T](unsafeBytes(zeroWord[:]))[:1], nil
 	}
 	o := view[T](b)
-	if uint64(off)+uint64(n) >= uint64(len(o)) {
-		return nil, faultf(max(len(o)-1-base, 0), "offsets buffer of %d values is too short for %d rows", len(o), off+n-base)
+	if end := wholeEnd(d, off, n); uint64(end) >= uint64(len(o)) {
+		return nil, faultf(max(len(o)-1-base, 0), "offsets buffer of %d values is too short for %d rows", len(o), end-base)
 	}
 	o = o[off : off+n+1]
+	if !k.deep {
+		if lo, hi := int64(o[0]), int64(o[n]); lo >= 0 && lo <= hi && hi <= int64(limit) {
+			return o, nil
+		}
+	}
 	if i := firstBadOffset(o, int64(limit)); i >= 0 {
 		return nil, faultf(off-base+max(i-1, 0), "offset %d (of %d and %d) decreases or lies outside [0, %d]", i, o[max(i-1, 0)], o[i], limit)
 	}
@@ -282,12 +322,18 @@ func checkOffsets[T int32 | int64](d arrow.ArrayData, b []byte, off, n, limit in
 
 // checkBinary checks the offsets and data of binary or string rows, and
 // that strings are UTF-8.
-func checkBinary[T int32 | int64](p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
-	o, f := checkOffsets[T](d, b1, off, n, len(b2))
+func checkBinary[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
+	o, f := checkOffsets[T](k, d, b1, off, n, len(b2))
 	if f != nil {
 		return f
 	}
-	if p.utf8 {
+	if end := d.Offset() + d.Len(); d.Len() > 0 {
+		// arrow-go checks the last offset of all of the array too.
+		if last := view[T](b1)[end]; last < 0 || int64(last) > int64(len(b2)) {
+			return faultf(d.Len()-1, "last offset %d lies outside data of %d bytes", last, len(b2))
+		}
+	}
+	if p.utf8 && k.deep {
 		if i := firstBadUTF8(b2, o); i >= 0 {
 			return faultf(off-d.Offset()+i, "string is not valid UTF-8")
 		}
@@ -297,25 +343,35 @@ func checkBinary[T int32 | int64](p *plan, d arrow.ArrayData, b1, b2 []byte, off
 
 // checkList checks the offsets of list rows and the child range they
 // reference; the entries of a map, and their keys, must have no nulls.
-func checkList[T int32 | int64](p *plan, d arrow.ArrayData, b1 []byte, off, n int) *batchFault {
+func checkList[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1 []byte, off, n int) *batchFault {
 	ch := d.Children()[0]
-	o, f := checkOffsets[T](d, b1, off, n, ch.Len())
+	o, f := checkOffsets[T](k, d, b1, off, n, ch.Len())
 	if f != nil {
 		return f
 	}
 	lo, hi := int(o[0]), int(o[n])
-	if f := child(p, 0, ch, ch.Offset()+lo, hi-lo); f != nil {
+	if f := k.child(p, 0, ch, ch.Offset()+lo, hi-lo); f != nil {
 		return f
 	}
-	if !p.isMap || hi == lo {
+	if !p.isMap {
 		return nil
 	}
+	// Neither the entries of a map nor their keys may have nulls, whatever
+	// rows the block holds: arrow-go refuses a map whose entries or keys
+	// have a null count other than 0.
+	entries, keys := childName(p.dt, 0), childName(p.children[0].dt, 0)
 	if f := noNulls(ch, ch.Offset()+lo, hi-lo, "null entry"); f != nil {
-		return f.in(childName(p.dt, 0))
+		return f.in(entries)
 	}
-	keys := ch.Children()[0]
-	if f := noNulls(keys, keys.Offset()+ch.Offset()+lo, hi-lo, "null key"); f != nil {
-		return f.in(childName(p.children[0].dt, 0)).in(childName(p.dt, 0))
+	if ch.NullN() != 0 {
+		return faultf(0, "null count %d; a map's entries have none", ch.NullN()).in(entries)
+	}
+	kd := ch.Children()[0]
+	if f := noNulls(kd, kd.Offset()+ch.Offset()+lo, hi-lo, "null key"); f != nil {
+		return f.in(keys).in(entries)
+	}
+	if kd.NullN() != 0 {
+		return faultf(0, "null count %d; a map's keys have none", kd.NullN()).in(keys).in(entries)
 	}
 	return nil
 }
@@ -335,13 +391,13 @@ func noNulls(d arrow.ArrayData, off, n int, what string) *batchFault {
 
 // checkListView checks that every list view of the rows lies inside the
 // child, and the child range they reference.
-func checkListView[T int32 | int64](p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
+func checkListView[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
 	size := int(unsafe.Sizeof(T(0)))
 	base := d.Offset()
-	if f := covers(b1, off, n, size, base, "offsets"); f != nil {
+	if f := covers(b1, wholeEnd(d, off, n), size, base, "offsets"); f != nil {
 		return f
 	}
-	if f := covers(b2, off, n, size, base, "sizes"); f != nil {
+	if f := covers(b2, wholeEnd(d, off, n), size, base, "sizes"); f != nil {
 		return f
 	}
 	ch := d.Children()[0]
@@ -359,32 +415,32 @@ func checkListView[T int32 | int64](p *plan, d arrow.ArrayData, b1, b2 []byte, o
 			lo, hi = min(lo, offs[i]), max(hi, offs[i]+sz)
 		}
 	}
-	return child(p, 0, ch, ch.Offset()+int(lo), int(hi-lo))
+	return k.child(p, 0, ch, ch.Offset()+int(lo), int(hi-lo))
 }
 
-// checkSameRows checks the children of a struct or sparse union: the same rows
+// sameRows checks the children of a struct or sparse union: the same rows
 // of each child as of the parent.
-func checkSameRows(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+func (k checker) sameRows(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	for i := range p.children {
 		ch := d.Children()[i]
 		if uint64(off)+uint64(n) > uint64(ch.Len()) {
 			return faultf(ch.Len(), "child of %d rows, %d wanted", ch.Len(), off+n).in(childName(p.dt, i))
 		}
-		if f := child(p, i, ch, ch.Offset()+off, n); f != nil {
+		if f := k.child(p, i, ch, ch.Offset()+off, n); f != nil {
 			return f
 		}
 	}
 	return nil
 }
 
-// checkDenseUnion checks the type ids and offsets of dense union rows and
+// denseUnion checks the type ids and offsets of dense union rows and
 // the child ranges they reference.
-func checkDenseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
+func (k checker) denseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
 	base := d.Offset()
-	if f := covers(b1, off, n, 1, base, "type ids"); f != nil {
+	if f := covers(b1, wholeEnd(d, off, n), 1, base, "type ids"); f != nil {
 		return f
 	}
-	if f := covers(b2, off, n, 4, base, "offsets"); f != nil {
+	if f := covers(b2, wholeEnd(d, off, n), 4, base, "offsets"); f != nil {
 		return f
 	}
 	ids, offs := b1[off:off+n], view[int32](b2)[off:off+n]
@@ -411,18 +467,18 @@ func checkDenseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *bat
 	}
 	for c := range p.children {
 		ch := d.Children()[c]
-		if f := child(p, c, ch, ch.Offset()+int(lo[c]), int(hi[c]-lo[c])); f != nil {
+		if f := k.child(p, c, ch, ch.Offset()+int(lo[c]), int(hi[c]-lo[c])); f != nil {
 			return f
 		}
 	}
 	return nil
 }
 
-// checkDict checks the indices of dictionary rows and the whole
+// dict checks the indices of dictionary rows and the whole
 // dictionary, which every block carries.
-func checkDict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []byte, off, n int) *batchFault {
+func (k checker) dict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []byte, off, n int) *batchFault {
 	base := d.Offset()
-	if f := covers(b1, off, n, p.width, base, "indices"); f != nil {
+	if f := covers(b1, wholeEnd(d, off, n), p.width, base, "indices"); f != nil {
 		return f
 	}
 	dict := dictionaryOf(d)
@@ -430,23 +486,26 @@ func checkDict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []byte, off
 		return faultf(0, "no dictionary")
 	}
 	idx := b1[off*p.width : (off+n)*p.width]
+	if !k.deep {
+		return k.child(p, 0, dict, dict.Offset(), dict.Len())
+	}
 	if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), validBits(d), off); i >= 0 {
 		return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
 	}
-	return child(p, 0, dict, dict.Offset(), dict.Len())
+	return k.child(p, 0, dict, dict.Offset(), dict.Len())
 }
 
-// checkRunEnds checks the run ends (no nulls, positive, strictly
+// runEnds checks the run ends (no nulls, positive, strictly
 // increasing, reaching the last row) and the values of the runs that
 // cover the rows.
-func checkRunEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+func (k checker) runEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	if maxEnd := int64(1)<<(8*p.width-1) - 1; int64(n) > maxEnd {
 		f := faultf(0, "%d rows do not fit its run ends", n)
 		f.unsupported = true
 		return f
 	}
 	re, vals := d.Children()[0], d.Children()[1]
-	if f := child(p, 0, re, re.Offset(), re.Len()); f != nil {
+	if f := k.child(p, 0, re, re.Offset(), re.Len()); f != nil {
 		return f
 	}
 	if f := noNulls(re, re.Offset(), re.Len(), "null run end"); f != nil {
@@ -472,16 +531,16 @@ func checkRunEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	if last >= vals.Len() {
 		return faultf(vals.Len(), "%d values for %d runs", vals.Len(), runs).in(childName(p.dt, 1))
 	}
-	return child(p, 1, vals, vals.Offset()+first, last-first+1)
+	return k.child(p, 1, vals, vals.Offset()+first, last-first+1)
 }
 
-// checkViews checks the views of rows: lengths not negative, inline views
+// views checks the views of rows: lengths not negative, inline views
 // valid, out-of-line ones inside their data buffer with the prefix of
 // their bytes, and strings UTF-8.
-func checkViews(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, off, n int) *batchFault {
+func (k checker) views(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, off, n int) *batchFault {
 	base := d.Offset()
 	vb := bufBytes(bufs, 1)
-	if f := covers(vb, off, n, arrow.ViewHeaderSizeBytes, base, "views"); f != nil {
+	if f := covers(vb, wholeEnd(d, off, n), arrow.ViewHeaderSizeBytes, base, "views"); f != nil {
 		return f
 	}
 	data := bufs[2:]
