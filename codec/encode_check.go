@@ -139,50 +139,50 @@ func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	switch p.kind {
 	case kNull:
 	case kBool:
-		if end := wholeEnd(d, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
+		if end := wholeEnd(&h, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
 			return faultf(len(b1)*8-base, "values bitmap of %d bytes is too short", len(b1))
 		}
 	case kFixed:
-		if f := covers(b1, wholeEnd(d, off, n), p.width, base, "values"); f != nil {
+		if f := covers(b1, wholeEnd(&h, off, n), p.width, base, "values"); f != nil {
 			return f
 		}
 	case kBinary:
-		return checkBinary[int32](k, p, d, b1, b2, off, n)
+		return checkBinary[int32](k, p, d, &h, b1, b2, off, n)
 	case kLargeBinary:
-		return checkBinary[int64](k, p, d, b1, b2, off, n)
+		return checkBinary[int64](k, p, d, &h, b1, b2, off, n)
 	case kView:
-		return k.views(p, d, bufs, off, n)
+		return k.views(p, d, &h, bufs, off, n)
 	case kList:
-		return checkList[int32](k, p, d, b1, off, n)
+		return checkList[int32](k, p, d, &h, b1, off, n)
 	case kLargeList:
-		return checkList[int64](k, p, d, b1, off, n)
+		return checkList[int64](k, p, d, &h, b1, off, n)
 	case kFixedList:
-		ch := d.Children()[0]
+		ch := h.children[0]
 		w := uint64(p.width)
 		if (uint64(off)+uint64(n))*w > uint64(ch.Len()) {
 			return faultf(int((uint64(ch.Len())/w)-uint64(base)), "fixed-size lists of %d values, a child of %d values", w, ch.Len())
 		}
 		return k.child(p, 0, ch, ch.Offset()+off*p.width, n*p.width)
 	case kListView:
-		return checkListView[int32](k, p, d, b1, b2, off, n)
+		return checkListView[int32](k, p, d, &h, b1, b2, off, n)
 	case kLargeListView:
-		return checkListView[int64](k, p, d, b1, b2, off, n)
+		return checkListView[int64](k, p, d, &h, b1, b2, off, n)
 	case kStruct:
-		return k.sameRows(p, d, off, n)
+		return k.sameRows(p, &h, off, n)
 	case kSparseUnion:
-		if f := covers(b1, wholeEnd(d, off, n), 1, base, "type ids"); f != nil {
+		if f := covers(b1, wholeEnd(&h, off, n), 1, base, "type ids"); f != nil {
 			return f
 		}
 		if i := firstBadTypeID(b1[off:off+n], p.unionChild); i >= 0 {
 			return faultf(off-base+i, "type id %d names no child", int8(b1[off+i]))
 		}
-		return k.sameRows(p, d, off, n)
+		return k.sameRows(p, &h, off, n)
 	case kDenseUnion:
-		return k.denseUnion(p, d, b1, b2, off, n)
+		return k.denseUnion(p, d, &h, b1, b2, off, n)
 	case kDict:
-		return k.dict(p, d, bufs, b1, off, n)
+		return k.dict(p, d, &h, bufs, b1, off, n)
 	case kRunEnd:
-		return k.runEnds(p, d, off, n)
+		return k.runEnds(p, d, &h, off, n)
 	}
 	return nil
 }
@@ -206,8 +206,8 @@ func bufBytes(bufs []*memory.Buffer, i int) []byte {
 // wholeEnd returns the end of what the buffers of d must hold, in rows
 // from its buffers' start: rows [off, off+n), and all of d, whose buffers
 // arrow-go's constructors check whether or not a block holds all of it.
-func wholeEnd(d arrow.ArrayData, off, n int) int {
-	return max(off+n, d.Offset()+d.Len())
+func wholeEnd(h *arrayHead, off, n int) int {
+	return max(off+n, h.base+h.length)
 }
 
 // covers checks that b holds values up to row end of width bytes.
@@ -288,6 +288,14 @@ func bitIsNull(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 == 0 }
 
 // validBits returns d's validity bitmap when some row may be null, nil
 // when none is (checkNulls has checked them against each other).
+func (h *arrayHead) validBits() []byte {
+	if h.nulls == 0 {
+		return nil
+	}
+	return bufBytes(h.bufs, 0)
+}
+
+// validBits is arrayHead.validBits of d.
 func validBits(d arrow.ArrayData) []byte {
 	if d.NullN() == 0 {
 		return nil
@@ -299,13 +307,13 @@ func validBits(d arrow.ArrayData) []byte {
 // after checking the buffer holds them and that they lie in [0, limit]
 // and never decrease (deep unset: that the first and the last do, which
 // bound everything sized from them; the writer checks the others).
-func checkOffsets[T int32 | int64](k checker, d arrow.ArrayData, b []byte, off, n, limit int) ([]T, *batchFault) {
-	base := d.Offset()
-	if n == 0 && len(b) == 0 && d.Len() == 0 {
+func checkOffsets[T int32 | int64](k checker, d arrow.ArrayData, h *arrayHead, b []byte, off, n, limit int) ([]T, *batchFault) {
+	base := h.base
+	if n == 0 && len(b) == 0 && h.length == 0 {
 		return view[T](unsafeBytes(zeroWord[:]))[:1], nil
 	}
 	o := view[T](b)
-	if end := wholeEnd(d, off, n); uint64(end) >= uint64(len(o)) {
+	if end := wholeEnd(h, off, n); uint64(end) >= uint64(len(o)) {
 		return nil, faultf(max(len(o)-1-base, 0), "offsets buffer of %d values is too short for %d rows", len(o), end-base)
 	}
 	o = o[off : off+n+1]
@@ -322,20 +330,20 @@ func checkOffsets[T int32 | int64](k checker, d arrow.ArrayData, b []byte, off, 
 
 // checkBinary checks the offsets and data of binary or string rows, and
 // that strings are UTF-8.
-func checkBinary[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
-	o, f := checkOffsets[T](k, d, b1, off, n, len(b2))
+func checkBinary[T int32 | int64](k checker, p *plan, d arrow.ArrayData, h *arrayHead, b1, b2 []byte, off, n int) *batchFault {
+	o, f := checkOffsets[T](k, d, h, b1, off, n, len(b2))
 	if f != nil {
 		return f
 	}
-	if end := d.Offset() + d.Len(); d.Len() > 0 {
+	if end := h.base + h.length; h.length > 0 {
 		// arrow-go checks the last offset of all of the array too.
 		if last := view[T](b1)[end]; last < 0 || int64(last) > int64(len(b2)) {
-			return faultf(d.Len()-1, "last offset %d lies outside data of %d bytes", last, len(b2))
+			return faultf(h.length-1, "last offset %d lies outside data of %d bytes", last, len(b2))
 		}
 	}
 	if p.utf8 && k.deep {
 		if i := firstBadUTF8(b2, o); i >= 0 {
-			return faultf(off-d.Offset()+i, "string is not valid UTF-8")
+			return faultf(off-h.base+i, "string is not valid UTF-8")
 		}
 	}
 	return nil
@@ -343,9 +351,9 @@ func checkBinary[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b2 
 
 // checkList checks the offsets of list rows and the child range they
 // reference; the entries of a map, and their keys, must have no nulls.
-func checkList[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1 []byte, off, n int) *batchFault {
-	ch := d.Children()[0]
-	o, f := checkOffsets[T](k, d, b1, off, n, ch.Len())
+func checkList[T int32 | int64](k checker, p *plan, d arrow.ArrayData, h *arrayHead, b1 []byte, off, n int) *batchFault {
+	ch := h.children[0]
+	o, f := checkOffsets[T](k, d, h, b1, off, n, ch.Len())
 	if f != nil {
 		return f
 	}
@@ -391,16 +399,16 @@ func noNulls(d arrow.ArrayData, off, n int, what string) *batchFault {
 
 // checkListView checks that every list view of the rows lies inside the
 // child, and the child range they reference.
-func checkListView[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
+func checkListView[T int32 | int64](k checker, p *plan, d arrow.ArrayData, h *arrayHead, b1, b2 []byte, off, n int) *batchFault {
 	size := int(unsafe.Sizeof(T(0)))
-	base := d.Offset()
-	if f := covers(b1, wholeEnd(d, off, n), size, base, "offsets"); f != nil {
+	base := h.base
+	if f := covers(b1, wholeEnd(h, off, n), size, base, "offsets"); f != nil {
 		return f
 	}
-	if f := covers(b2, wholeEnd(d, off, n), size, base, "sizes"); f != nil {
+	if f := covers(b2, wholeEnd(h, off, n), size, base, "sizes"); f != nil {
 		return f
 	}
-	ch := d.Children()[0]
+	ch := h.children[0]
 	offs, sizes := view[T](b1)[off:off+n], view[T](b2)[off:off+n]
 	if i := firstBadListView(offs, sizes, T(ch.Len())); i >= 0 {
 		return faultf(off-base+i, "list view (offset %d, size %d) is outside its child of %d values", offs[i], sizes[i], ch.Len())
@@ -420,9 +428,9 @@ func checkListView[T int32 | int64](k checker, p *plan, d arrow.ArrayData, b1, b
 
 // sameRows checks the children of a struct or sparse union: the same rows
 // of each child as of the parent.
-func (k checker) sameRows(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+func (k checker) sameRows(p *plan, h *arrayHead, off, n int) *batchFault {
 	for i := range p.children {
-		ch := d.Children()[i]
+		ch := h.children[i]
 		if uint64(off)+uint64(n) > uint64(ch.Len()) {
 			return faultf(ch.Len(), "child of %d rows, %d wanted", ch.Len(), off+n).in(childName(p.dt, i))
 		}
@@ -435,12 +443,12 @@ func (k checker) sameRows(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 
 // denseUnion checks the type ids and offsets of dense union rows and
 // the child ranges they reference.
-func (k checker) denseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n int) *batchFault {
-	base := d.Offset()
-	if f := covers(b1, wholeEnd(d, off, n), 1, base, "type ids"); f != nil {
+func (k checker) denseUnion(p *plan, d arrow.ArrayData, h *arrayHead, b1, b2 []byte, off, n int) *batchFault {
+	base := h.base
+	if f := covers(b1, wholeEnd(h, off, n), 1, base, "type ids"); f != nil {
 		return f
 	}
-	if f := covers(b2, wholeEnd(d, off, n), 4, base, "offsets"); f != nil {
+	if f := covers(b2, wholeEnd(h, off, n), 4, base, "offsets"); f != nil {
 		return f
 	}
 	ids, offs := b1[off:off+n], view[int32](b2)[off:off+n]
@@ -449,7 +457,7 @@ func (k checker) denseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n in
 	}
 	var lens [128]int
 	for c := range p.children {
-		lens[c] = d.Children()[c].Len()
+		lens[c] = h.children[c].Len()
 	}
 	if i := firstBadDenseOffset(ids, offs, p.unionChild, &lens); i >= 0 {
 		c := p.unionChild[ids[i]]
@@ -466,7 +474,7 @@ func (k checker) denseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n in
 		hi[c] = o + 1
 	}
 	for c := range p.children {
-		ch := d.Children()[c]
+		ch := h.children[c]
 		if f := k.child(p, c, ch, ch.Offset()+int(lo[c]), int(hi[c]-lo[c])); f != nil {
 			return f
 		}
@@ -476,9 +484,9 @@ func (k checker) denseUnion(p *plan, d arrow.ArrayData, b1, b2 []byte, off, n in
 
 // dict checks the indices of dictionary rows and the whole
 // dictionary, which every block carries.
-func (k checker) dict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []byte, off, n int) *batchFault {
-	base := d.Offset()
-	if f := covers(b1, wholeEnd(d, off, n), p.width, base, "indices"); f != nil {
+func (k checker) dict(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.Buffer, b1 []byte, off, n int) *batchFault {
+	base := h.base
+	if f := covers(b1, wholeEnd(h, off, n), p.width, base, "indices"); f != nil {
 		return f
 	}
 	dict := dictionaryOf(d)
@@ -489,7 +497,7 @@ func (k checker) dict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []by
 	if !k.deep {
 		return k.child(p, 0, dict, dict.Offset(), dict.Len())
 	}
-	if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), validBits(d), off); i >= 0 {
+	if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), h.validBits(), off); i >= 0 {
 		return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
 	}
 	return k.child(p, 0, dict, dict.Offset(), dict.Len())
@@ -498,13 +506,13 @@ func (k checker) dict(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, b1 []by
 // runEnds checks the run ends (no nulls, positive, strictly
 // increasing, reaching the last row) and the values of the runs that
 // cover the rows.
-func (k checker) runEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+func (k checker) runEnds(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	if maxEnd := int64(1)<<(8*p.width-1) - 1; int64(n) > maxEnd {
 		f := faultf(0, "%d rows do not fit its run ends", n)
 		f.unsupported = true
 		return f
 	}
-	re, vals := d.Children()[0], d.Children()[1]
+	re, vals := h.children[0], h.children[1]
 	if f := k.child(p, 0, re, re.Offset(), re.Len()); f != nil {
 		return f
 	}
@@ -525,7 +533,7 @@ func (k checker) runEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 		if runs > 0 {
 			last = ends.at(runs - 1)
 		}
-		return faultf(int(max(last, int64(off))-int64(d.Offset())), "the runs end at %d, before the row", last)
+		return faultf(int(max(last, int64(off))-int64(h.base)), "the runs end at %d, before the row", last)
 	}
 	first, last := ends.search(runs, off+1), ends.search(runs, off+n)
 	if last >= vals.Len() {
@@ -537,14 +545,14 @@ func (k checker) runEnds(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 // views checks the views of rows: lengths not negative, inline views
 // valid, out-of-line ones inside their data buffer with the prefix of
 // their bytes, and strings UTF-8.
-func (k checker) views(p *plan, d arrow.ArrayData, bufs []*memory.Buffer, off, n int) *batchFault {
-	base := d.Offset()
+func (k checker) views(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.Buffer, off, n int) *batchFault {
+	base := h.base
 	vb := bufBytes(bufs, 1)
-	if f := covers(vb, wholeEnd(d, off, n), arrow.ViewHeaderSizeBytes, base, "views"); f != nil {
+	if f := covers(vb, wholeEnd(h, off, n), arrow.ViewHeaderSizeBytes, base, "views"); f != nil {
 		return f
 	}
 	data := bufs[2:]
-	bm := validBits(d)
+	bm := h.validBits()
 	for i := off; i < off+n; i++ {
 		if !isValid(bm, i) {
 			continue
