@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -19,7 +18,7 @@ import (
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-const benchUsage = "arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
+const benchUsage = "arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
 
 const benchAbout = `Measures arrowpack against arrow-go's Arrow IPC on the same record batches,
 side by side: encode and decode, uncompressed, with LZ4 and with zstd, and
@@ -135,17 +134,13 @@ func runBench(e *env, args []string) (err error) {
 		return err
 	}
 	// Open the chart's file now: a bad path should fail before the run.
-	var svgFile *os.File
+	// It is replaced, as a chart is meant to be, but only by a whole one.
+	var svgFile *safeFile
 	if o.svg != "" {
-		if svgFile, err = os.Create(o.svg); err != nil {
+		if svgFile, err = createSafe(o.svg, true); err != nil {
 			return err
 		}
-		defer func() {
-			svgFile.Close()
-			if err != nil {
-				os.Remove(o.svg)
-			}
-		}()
+		defer svgFile.Abort() // a no-op once committed
 	}
 
 	if !o.quiet {
@@ -224,7 +219,7 @@ func runBench(e *env, args []string) (err error) {
 		if err := writeSVG(svgFile, rep); err != nil {
 			return fmt.Errorf("writing %s: %w", o.svg, err)
 		}
-		if err := svgFile.Close(); err != nil {
+		if err := svgFile.Commit(); err != nil {
 			return fmt.Errorf("writing %s: %w", o.svg, err)
 		}
 		if !o.json {

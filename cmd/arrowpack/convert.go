@@ -38,7 +38,7 @@ them out, says where the damage starts and ends with exit status 1.
 
 type convertOptions struct {
 	to          string
-	force       bool
+	out         *outputOptions
 	compression string
 	level       int
 	concurrency int
@@ -52,8 +52,7 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 	o := &convertOptions{}
 	fs := newFlagSet("convert")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension)")
-	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
-	fs.BoolVar(&o.force, "force", false, "same as -f")
+	o.out = outputFlags(fs)
 	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4 or zstd")
 	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
@@ -131,7 +130,7 @@ func runConvert(e *env, args []string) error {
 	var sf *safeFile
 	sink := e.stdout
 	if outPath != "-" {
-		if sf, err = createSafe(outPath, o.force); err != nil {
+		if sf, err = o.out.create(outPath); err != nil {
 			return err
 		}
 		defer sf.Abort() // a no-op once committed
@@ -244,6 +243,10 @@ func convert(e *env, in *input, out io.Writer, outName string, f format, o write
 	}
 	bar := newProgressBar(e.stderr, "convert", show, e.tty)
 	for in.Next() {
+		if err := e.interruption(); err != nil {
+			bar.abandon()
+			return st, err
+		}
 		rec := in.RecordBatch()
 		if err := w.Write(rec); err != nil {
 			bar.abandon()

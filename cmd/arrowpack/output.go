@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -104,35 +107,113 @@ func parquetCodec(c codec.Compression) pqcompress.Compression {
 	return pqcompress.Codecs.Uncompressed
 }
 
+// syncer makes committed output files reach the disk: the operating
+// system's fsync. Tests substitute one that records the calls.
+var syncer durable.Syncer = durable.OS
+
+// outputOptions are the flags of a command that writes a file: whether it
+// may replace an existing one, and whether to skip syncing it.
+type outputOptions struct {
+	force, noSync bool
+}
+
+// outputFlags adds -f (-force) and -no-sync to fs, for every command that
+// writes a file.
+func outputFlags(fs *flag.FlagSet) *outputOptions {
+	o := &outputOptions{}
+	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
+	fs.BoolVar(&o.force, "force", false, "same as -f")
+	fs.BoolVar(&o.noSync, "no-sync", false, "do not wait for the output to reach the disk (faster; a crash soon after may lose it)")
+	return o
+}
+
+// create starts the output file target as the flags say.
+func (o *outputOptions) create(target string) (*safeFile, error) {
+	var s durable.Syncer
+	if !o.noSync {
+		s = syncer
+	}
+	return createOutput(target, o.force, s)
+}
+
 // safeFile is an output file written as a temporary file in the target's
 // directory, synced and renamed into place by Commit (internal/durable): a
 // failed or interrupted write leaves whatever was at the target untouched,
-// and a committed one survives a crash.
+// and a committed one survives a crash. Until Commit or Abort it is in the
+// set that abortOutputs removes at a signal.
 type safeFile struct{ *durable.File }
 
 // errExists is returned when the output exists and -f was not given.
 var errExists = durable.ErrExists
 
-// createSafe starts an output file for target. Unless force is set, an
-// existing target is an error, now and at Commit.
+// outputs are the output files not yet committed or aborted; the lock also
+// keeps a Commit and an abortOutputs from running at once.
+var outputs struct {
+	sync.Mutex
+	files map[*safeFile]bool
+}
+
+// createSafe starts an output file for target, synced at Commit. Unless
+// force is set, an existing target is an error, now and at Commit.
 func createSafe(target string, force bool) (*safeFile, error) {
-	f, err := durable.Create(target, durable.Options{Replace: force, Sync: durable.OS})
+	return createOutput(target, force, syncer)
+}
+
+// createOutput starts an output file for target, synced at Commit with s
+// (nil: not synced).
+func createOutput(target string, force bool, s durable.Syncer) (*safeFile, error) {
+	f, err := durable.Create(target, durable.Options{Replace: force, Sync: s})
 	if errors.Is(err, durable.ErrExists) {
 		return nil, fmt.Errorf("%w: give -f to replace it", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &safeFile{f}, nil
+	sf := &safeFile{f}
+	outputs.Lock()
+	if outputs.files == nil {
+		outputs.files = make(map[*safeFile]bool)
+	}
+	outputs.files[sf] = true
+	outputs.Unlock()
+	return sf, nil
 }
 
 // Commit syncs the temporary file, moves it to the target and syncs the
 // directory. Without force, a file that appeared at the target meanwhile
 // is not replaced either.
 func (s *safeFile) Commit() error {
+	outputs.Lock()
+	defer outputs.Unlock()
+	delete(outputs.files, s)
 	err := s.File.Commit()
 	if errors.Is(err, durable.ErrExists) {
 		return fmt.Errorf("%w: give -f to replace it", err)
 	}
 	return err
+}
+
+// Abort removes the temporary file; the target stays as it was. It does
+// nothing after Commit.
+func (s *safeFile) Abort() {
+	outputs.Lock()
+	defer outputs.Unlock()
+	delete(outputs.files, s)
+	s.File.Abort()
+}
+
+// abortOutputs aborts every output file not yet committed, for a program
+// about to exit at a signal, and returns their targets. A Commit under way
+// finishes first (its file is then whole and stays).
+func abortOutputs() []string {
+	outputs.Lock()
+	defer outputs.Unlock()
+	var targets []string
+	for f := range outputs.files {
+		f.File.Abort()
+		targets = append(targets, f.Target())
+	}
+	clear(outputs.files)
+	slices.Sort(targets)
+	return targets
 }
