@@ -181,7 +181,10 @@ func readRowGroup(in *input, g int) (err error) {
 		return err
 	}
 	defer rr.Release()
-	for rr.Next() {
+	for b := 0; rr.Next(); b++ {
+		if err := validBatch(rr.RecordBatch()); err != nil {
+			return fmt.Errorf("batch %d is invalid: %w", b, err)
+		}
 	}
 	if err := rr.Err(); err != nil && err != io.EOF {
 		return err
