@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -381,7 +382,75 @@ func validColumn(col arrow.Array) (err error) {
 			err = fmt.Errorf("offsets or lengths point outside its buffers (%v)", p)
 		}
 	}()
+	if d, patched := withNullSlots(col.Data()); patched {
+		defer d.Release()
+		col = array.MakeFromData(d)
+		defer col.Release()
+	}
 	return array.ValidateFull(col)
+}
+
+// withNullSlots returns d patched where arrow-go's validation trips on
+// sound data, and true; or d itself and false when there is nothing to
+// patch. It expects a buffer of a null-type array, which its IPC reader does
+// not give; and it reads the offsets of an empty dense union, which may be
+// absent: an empty array gets empty buffers for absent ones (the validity
+// bitmap aside). The caller releases what it returns with true.
+func withNullSlots(d arrow.ArrayData) (arrow.ArrayData, bool) {
+	if d.DataType().ID() == arrow.NULL {
+		if len(d.Buffers()) > 0 {
+			return d, false
+		}
+		return array.NewData(d.DataType(), d.Len(), []*memory.Buffer{nil}, nil, d.NullN(), d.Offset()), true
+	}
+	buffers, bufPatched := d.Buffers(), false
+	if d.Len() == 0 {
+		for i, b := range buffers {
+			if i > 0 && b == nil {
+				if !bufPatched {
+					buffers, bufPatched = slices.Clone(buffers), true
+				}
+				buffers[i] = memory.NewBufferBytes([]byte{})
+			}
+		}
+	}
+	var children []arrow.ArrayData
+	var made []arrow.ArrayData
+	for i, c := range d.Children() {
+		if p, ok := withNullSlots(c); ok {
+			if children == nil {
+				children = slices.Clone(d.Children())
+			}
+			children[i] = p
+			made = append(made, p)
+		}
+	}
+	dict := d.Dictionary()
+	if dd, ok := dict.(*array.Data); !ok || dd == nil {
+		dict = nil // a typed nil, when there is none
+	}
+	if dict != nil {
+		if p, ok := withNullSlots(dict); ok {
+			dict = p
+			made = append(made, p)
+		}
+	}
+	if len(made) == 0 && !bufPatched {
+		return d, false
+	}
+	if children == nil {
+		children = d.Children()
+	}
+	var nd arrow.ArrayData
+	if dict != nil {
+		nd = array.NewDataWithDictionary(d.DataType(), d.Len(), buffers, d.NullN(), d.Offset(), dict.(*array.Data))
+	} else {
+		nd = array.NewData(d.DataType(), d.Len(), buffers, children, d.NullN(), d.Offset())
+	}
+	for _, m := range made {
+		m.Release()
+	}
+	return nd, true
 }
 
 // invalidBatchError is a batch that array.ValidateFull refused, its message

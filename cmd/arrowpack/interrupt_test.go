@@ -44,8 +44,9 @@ func waitForTemp(t *testing.T, dir string, minSize int64, exited <-chan struct{}
 // signal while it writes: the status is 128+signal, no temporary file is
 // left, and the target it was to replace (-f) is as it was. The input is
 // an IPC stream on a pipe the test feeds: without end (the command is busy
-// converting when the signal comes), or cut off after a few batches (the
-// command is blocked reading, and the program removes its output itself).
+// converting when the signal comes, and stops at the next batch), or its
+// schema only (the command is blocked reading, and the program removes its
+// output itself).
 func TestSignalRemovesTempFiles(t *testing.T) {
 	bin := buildCommand(t)
 	rec := lineitem(t, 20000)
@@ -83,13 +84,19 @@ func TestSignalRemovesTempFiles(t *testing.T) {
 			fed := make(chan struct{})
 			go func() {
 				defer close(fed)
-				w := ipc.NewWriter(pw, ipc.WithSchema(rec.Schema()))
-				for i := 0; tc.endless || i < 3; i++ {
-					if w.Write(rec) != nil {
-						return // the command has gone
-					}
+				if !tc.endless {
+					// The schema alone, without the end-of-stream
+					// marker: the command waits for a batch.
+					var buf bytes.Buffer
+					w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
+					w.Close()
+					pw.Write(buf.Bytes()[:buf.Len()-8])
+					return
 				}
-				// Not closed: the command waits for more.
+				w := ipc.NewWriter(pw, ipc.WithSchema(rec.Schema()))
+				for w.Write(rec) == nil {
+				}
+				// The command has gone.
 			}()
 			if !tc.endless {
 				<-fed
