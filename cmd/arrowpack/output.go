@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	pqcompress "github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/internal/durable"
@@ -61,6 +64,9 @@ type writeOptions struct {
 	compression codec.Compression
 	level       int
 	concurrency int
+	// rowGroupRows is the rows of a Parquet row group; 0 means pqarrow's
+	// default (parquet.DefaultMaxRowGroupLen).
+	rowGroupRows int64
 }
 
 // newBatchWriter returns a writer of batches of schema in format f to w.
@@ -82,18 +88,75 @@ func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions)
 		}
 		return ipc.NewWriter(w, opts...), nil
 	case formatParquet:
-		props := []parquet.WriterProperty{parquet.WithCompression(parquetCodec(o.compression))}
-		if o.level != 0 {
-			props = append(props, parquet.WithCompressionLevel(o.level))
-		}
-		pw, err := pqarrow.NewFileWriter(schema, w, parquet.NewWriterProperties(props...),
-			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		pw, err := newParquetWriter(w, schema, o)
 		if err != nil {
-			return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+			return nil, err
 		}
-		return pw, nil
+		return &bufferedParquet{pw}, nil
 	}
 	return nil, fmt.Errorf("cannot write a %s", f)
+}
+
+// newParquetWriter returns pqarrow's writer of schema to w, with the
+// codec, level and row group size of o, the Arrow schema stored.
+func newParquetWriter(w io.Writer, schema *arrow.Schema, o writeOptions) (*pqarrow.FileWriter, error) {
+	props := []parquet.WriterProperty{parquet.WithCompression(parquetCodec(o.compression))}
+	if o.level != 0 {
+		props = append(props, parquet.WithCompressionLevel(o.level))
+	}
+	if o.rowGroupRows > 0 {
+		props = append(props, parquet.WithMaxRowGroupLength(o.rowGroupRows))
+	}
+	pw, err := pqarrow.NewFileWriter(schema, w, parquet.NewWriterProperties(props...),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+	}
+	return pw, nil
+}
+
+// bufferedParquet gathers batches into row groups of the writer's maximum
+// row group length (WriteBuffered), instead of a row group a batch.
+type bufferedParquet struct{ *pqarrow.FileWriter }
+
+func (b *bufferedParquet) Write(rec arrow.RecordBatch) error { return b.WriteBuffered(rec) }
+
+// parquetTypeChanges returns, one a field, the types of schema that a
+// Parquet file written with o gives back as other types (date64 as date32,
+// time32[s] as time32[ms], ...): what pqarrow itself reads back from an
+// empty file of that schema.
+func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) {
+	var buf bytes.Buffer
+	pw, err := newParquetWriter(&buf, schema, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := pw.Close(); err != nil {
+		return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	back, err := fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	if back.NumFields() != schema.NumFields() {
+		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
+	}
+	var changes []string
+	for i, f := range schema.Fields() {
+		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
+			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
+		}
+	}
+	return changes, nil
 }
 
 // parquetCodec returns the Parquet codec for c.
