@@ -694,3 +694,24 @@ func TestExec(t *testing.T) {
 		t.Errorf("inspect -: %v\n%s", err, inspOut.String())
 	}
 }
+
+// TestBenchMinLZLabel: -compression minlz compares arrowpack's MinLZ with
+// IPC's LZ4 and says so, in the table and in JSON, never labelling IPC's
+// LZ4 as minlz (issue 19 item 6).
+func TestBenchMinLZLabel(t *testing.T) {
+	code, out, stderr := runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "minlz", "-benchtime", "1x", "-runs", "1", "-q")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "lineitem-64 minlz/lz4") || !strings.Contains(out, "IPC with LZ4 (IPC has no MinLZ)") {
+		t.Errorf("the table does not say what minlz is compared with:\n%s", out)
+	}
+	code, out, stderr = runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "minlz", "-benchtime", "1x", "-runs", "1", "-q", "-json")
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("status %d, %v: %s", code, err, stderr)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Compression != "minlz/lz4" || len(rep.Notes) != 1 {
+		t.Errorf("JSON: %+v", rep)
+	}
+}
