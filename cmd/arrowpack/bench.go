@@ -93,12 +93,12 @@ type benchReport struct {
 	BenchTime string          `json:"benchtime"`
 	Runs      int             `json:"runs"`
 	// Concurrency is the goroutines one compressed block may use.
-	Concurrency int              `json:"concurrency"`
-	Input       string           `json:"input,omitempty"`
+	Concurrency int    `json:"concurrency"`
+	Input       string `json:"input,omitempty"`
 	// Notes explain the results' labels (minlz/lz4).
-	Notes []string `json:"notes,omitempty"`
-	Seconds     float64          `json:"seconds"`
-	Results     []measure.Result `json:"results"`
+	Notes   []string         `json:"notes,omitempty"`
+	Seconds float64          `json:"seconds"`
+	Results []measure.Result `json:"results"`
 }
 
 // benchCase is a set of batches to measure under one name.
