@@ -58,13 +58,13 @@ type command struct {
 
 func commands() []command {
 	cmds := []command{
-		{"bench", benchUsage, "measure arrowpack against Arrow IPC (the default)", benchAbout, runBench,
+		{"bench", benchUsage, "measure arrowpack against Arrow IPC", benchAbout, runBench,
 			func() *flag.FlagSet { fs, _ := benchFlags(); return fs }},
 		{"convert", convertUsage, "convert between arrowpack, Arrow IPC and Parquet", convertAbout, runConvert,
 			func() *flag.FlagSet { fs, _ := convertFlags(); return fs }},
-		{"cat", catUsage, "print the rows of a file as a table or JSON lines", catAbout, runCat,
+		{"cat", catUsage, "print the rows of files as a table or JSON lines", catAbout, runCat,
 			func() *flag.FlagSet { fs, _ := catFlags("cat"); return fs }},
-		{"head", headUsage, "print the first rows of a file (cat -n 10)", headAbout, runHead,
+		{"head", headUsage, "print the first rows of files (cat -n 10)", headAbout, runHead,
 			func() *flag.FlagSet { fs, _ := catFlags("head"); return fs }},
 		{"inspect", inspectUsage, "show a file's schema and blocks", inspectAbout, runInspect,
 			func() *flag.FlagSet { fs, _ := inspectFlags(); return fs }},
