@@ -50,20 +50,27 @@ func descriptorPath(s string) ([]string, error) {
 	return path, nil
 }
 
-// commandContext returns the context a command runs in.
-func commandContext(e *env) context.Context {
-	return context.Background()
-}
-
 // dialFlight connects to the Flight server at o.addr and returns the
-// client and a context, from the command's, that ends after o.timeout;
-// done closes the client and cancels the context, which ends any call
-// still in progress.
+// client and a context, from the command's (which a signal cancels), that
+// ends after o.timeout; done closes the client and cancels the context,
+// which ends any call still in progress.
 func dialFlight(e *env, o *flightOptions) (c aflight.Client, ctx context.Context, done func(), err error) {
 	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(commandContext(e), o.timeout)
+	ctx, cancel := context.WithTimeout(e.ctx, o.timeout)
 	return c, ctx, func() { cancel(); c.Close() }, nil
+}
+
+// interruptedErr returns the error a signal ended the command with in place
+// of err, when there was one: the calls it cancelled fail with gRPC's
+// Canceled, which does not say why.
+func interruptedErr(e *env, err error) error {
+	if err != nil {
+		if ierr := e.interruption(); ierr != nil {
+			return ierr
+		}
+	}
+	return err
 }

@@ -365,9 +365,9 @@ func (r *syncRecorder) SyncDir(dir string) error {
 // before it reports success; -no-sync skips both.
 func TestGetSyncs(t *testing.T) {
 	rec := &syncRecorder{}
-	saved := outputSyncer
-	outputSyncer = rec
-	defer func() { outputSyncer = saved }()
+	saved := syncer
+	syncer = rec
+	defer func() { syncer = saved }()
 	addr := startFlight(t, nil)
 	putTest(t, addr, t.TempDir(), "s")
 	dir := t.TempDir()
@@ -383,5 +383,30 @@ func TestGetSyncs(t *testing.T) {
 	}
 	if len(rec.files)+len(rec.dirs) != 0 {
 		t.Errorf("get -no-sync synced files %v and directories %v", rec.files, rec.dirs)
+	}
+}
+
+// TestGetParquetWarns (issue 19 items 4 and 7): get into a Parquet file
+// warns, as convert does, about each type Parquet will give back as
+// another, before it writes.
+func TestGetParquetWarns(t *testing.T) {
+	addr := startFlight(t, nil)
+	dir := t.TempDir()
+	b := array.NewDate64Builder(memory.NewGoAllocator())
+	defer b.Release()
+	b.AppendValues([]arrow.Date64{0, 86_400_000}, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "day", Type: arrow.FixedWidthTypes.Date64, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 2)
+	defer rec.Release()
+	in := filepath.Join(dir, "days.arrows")
+	writeIPC(t, in, []arrow.RecordBatch{rec}, false)
+	if code, _, stderr := runCmd(t, "put", "-addr", addr, in, "days"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runCmd(t, "get", "-addr", addr, "days", filepath.Join(dir, "days.parquet"))
+	if code != 0 || !strings.Contains(stderr, "arrowpack get: warning: Parquet cannot hold field day as date64") {
+		t.Errorf("get into Parquet: %d %q", code, stderr)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/flight"
 )
 
@@ -34,9 +33,9 @@ standard error.
 
 type getOptions struct {
 	*flightOptions
+	out             *outputOptions
 	compression, to string
-	ipc, force      bool
-	noSync          bool
+	ipc             bool
 }
 
 func getFlags() (*flag.FlagSet, *getOptions) {
@@ -45,9 +44,7 @@ func getFlags() (*flag.FlagSet, *getOptions) {
 	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire and of the output: none, lz4 or zstd")
 	fs.BoolVar(&o.ipc, "ipc", false, "ask for Arrow IPC instead of arrowpack blocks")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension; arrowpack without one)")
-	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
-	fs.BoolVar(&o.force, "force", false, "same as -f")
-	fs.BoolVar(&o.noSync, "no-sync", false, "do not sync the output to the disk before reporting success (faster; a crash soon after may lose it)")
+	o.out = outputFlags(fs)
 	return fs, o
 }
 
@@ -61,7 +58,8 @@ func getFormat(to, out string) (format, error) {
 	return outputFormat(to, out)
 }
 
-func runGet(e *env, args []string) error {
+func runGet(e *env, args []string) (err error) {
+	defer func() { err = interruptedErr(e, err) }()
 	fs, o := getFlags()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -94,7 +92,7 @@ func runGet(e *env, args []string) error {
 	var sf *safeFile
 	sink, outName := e.stdout, "stdout"
 	if outPath != "-" {
-		if sf, err = createSafe(outPath, o.force, o.noSync); err != nil {
+		if sf, err = o.out.create(outPath); err != nil {
 			return err
 		}
 		defer sf.Abort() // on any error; a no-op once committed
@@ -126,7 +124,18 @@ func runGet(e *env, args []string) error {
 		return fmt.Errorf("get %s: %w", name, err)
 	}
 	defer r.Release()
-	st, err := writeFlight(sink, r, outFormat, comp)
+	wo := writeOptions{compression: comp, concurrency: 1}
+	if outFormat == formatParquet {
+		// Say what Parquet will change before anything is written.
+		changes, err := parquetTypeChanges(r.Schema(), wo)
+		if err != nil {
+			return fmt.Errorf("get %s -> %s: %w", name, outName, err)
+		}
+		for _, c := range changes {
+			fmt.Fprintf(e.stderr, "arrowpack get: warning: %s\n", c)
+		}
+	}
+	st, err := writeFlight(sink, r, outFormat, wo)
 	if err != nil {
 		return fmt.Errorf("get %s -> %s: %w", name, outName, err)
 	}
@@ -140,9 +149,9 @@ func runGet(e *env, args []string) error {
 	return nil
 }
 
-// writeFlight writes the batches of r to w in format f with compression
-// comp. On error what it wrote is incomplete.
-func writeFlight(w io.Writer, r *flight.Reader, f format, comp codec.Compression) (st convertStats, err error) {
+// writeFlight writes the batches of r to w in format f as o says. On error
+// what it wrote is incomplete.
+func writeFlight(w io.Writer, r *flight.Reader, f format, o writeOptions) (st convertStats, err error) {
 	defer func() {
 		if p := recover(); p != nil { // arrow-go's writers panic on some inputs
 			err = fmt.Errorf("%v", p)
@@ -150,7 +159,7 @@ func writeFlight(w io.Writer, r *flight.Reader, f format, comp codec.Compression
 	}()
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	bwr, err := newBatchWriter(bw, f, r.Schema(), writeOptions{compression: comp, concurrency: 1})
+	bwr, err := newBatchWriter(bw, f, r.Schema(), o)
 	if err != nil {
 		return st, err
 	}

@@ -41,7 +41,8 @@ type listed struct {
 
 // runList runs ls, or list.
 func runList(name string) func(e *env, args []string) error {
-	return func(e *env, args []string) error {
+	return func(e *env, args []string) (err error) {
+		defer func() { err = interruptedErr(e, err) }()
 		fs, o := lsFlags(name)
 		pos, err := parseArgs(fs, args)
 		if err != nil {

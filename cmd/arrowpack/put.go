@@ -42,7 +42,8 @@ func putFlags() (*flag.FlagSet, *putOptions) {
 	return fs, o
 }
 
-func runPut(e *env, args []string) error {
+func runPut(e *env, args []string) (err error) {
+	defer func() { err = interruptedErr(e, err) }()
 	fs, o := putFlags()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
