@@ -151,7 +151,14 @@ func TestGetToStdout(t *testing.T) {
 		t.Errorf("cat read %d rows from get's stdout, want 700", n)
 	}
 	// And the bytes are the arrowpack stream of the batches.
-	r, err := codec.NewReader(strings.NewReader(stdout))
+	checkSameBatches(t, readStream(t, stdout), recs)
+}
+
+// readStream reads the batches of the arrowpack stream s, released when
+// the test ends.
+func readStream(t *testing.T, s string) []arrow.RecordBatch {
+	t.Helper()
+	r, err := codec.NewReader(strings.NewReader(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +167,8 @@ func TestGetToStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer batches.Release(got)
-	checkSameBatches(t, got, recs)
+	t.Cleanup(func() { batches.Release(got) })
+	return got
 }
 
 // TestPutRefusesToReplace (issue 19 item 3): a put onto a stored stream
@@ -196,12 +203,24 @@ func TestPutRefusesToReplace(t *testing.T) {
 }
 
 // TestPutHelp (issue 19 item 14, the put part): the help of put names the
-// value of -batch-rows, not a placeholder "input".
+// value of -batch-rows, not a placeholder "input", and every compression
+// put can send (minlz too), which the server stores.
 func TestPutHelp(t *testing.T) {
 	_, out, _ := runCmd(t, "help", "put")
-	if strings.Contains(out, "-batch-rows input") || !strings.Contains(out, "-batch-rows n") {
+	if strings.Contains(out, "-batch-rows input") || !strings.Contains(out, "-batch-rows n") ||
+		strings.Count(out, "zstd|minlz") != 1 || strings.Count(out, "zstd or minlz") != 1 {
 		t.Errorf("help put:\n%s", out)
 	}
+	addr := startFlight(t, nil)
+	in, recs := testStream(t, t.TempDir())
+	if code, _, stderr := runCmd(t, "put", "-addr", addr, "-compression", "minlz", in, "m"); code != 0 {
+		t.Fatalf("put -compression minlz: %d %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(t, "get", "-addr", addr, "m", "-")
+	if code != 0 {
+		t.Fatalf("get: %d %s", code, stderr)
+	}
+	checkSameBatches(t, readStream(t, stdout), recs)
 }
 
 // TestGetOutputFormat (issue 19 item 4): get writes the format the
