@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	flatbuffers "github.com/google/flatbuffers/go"
 )
 
 // hostileColumn builds, field by field and without validation, a column of
@@ -170,5 +172,45 @@ func TestHostileParquetInput(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) != 1 {
 		t.Errorf("a failed convert left files: %v", names)
+	}
+}
+
+// TestIPCStreamBodyClaim: an IPC stream whose record batch message claims a
+// body of 256 MiB, in a file of a few KiB, is refused before the body is
+// allocated (ipc.NewReader applies no body limit to a stream; the command's
+// own message reader applies the input's size).
+func TestIPCStreamBodyClaim(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := testStream(t, dir)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second message (the first record batch): after the schema
+	// message's framing, metadata and (empty) body.
+	schemaLen := int(binary.LittleEndian.Uint32(data[4:]))
+	at := 8 + schemaLen
+	meta, err := ipcMetadata(data[at:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
+	o := msg.Offset(fieldSlot(3)) // Message.bodyLength
+	if o == 0 {
+		t.Fatal("no bodyLength in the record batch message")
+	}
+	pos := at + 8 + int(msg.Pos) + int(o)
+	binary.LittleEndian.PutUint64(data[pos:], 256<<20)
+	bad := filepath.Join(dir, "claim.arrows")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := runCmd(t, "cat", bad)
+	runtime.ReadMemStats(&after)
+	checkFailure(t, code, stderr, 1, "exceeds limit")
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("reading a %d-byte stream allocated %d MiB", len(data), grew>>20)
 	}
 }
