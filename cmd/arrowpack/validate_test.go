@@ -21,6 +21,12 @@ import (
 // two values of type dt (string or large_string) with these offsets over
 // the bytes values: what a buggy writer or an attacker puts in a file.
 func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Array {
+	return hostileColumnNulls(dt, offsets, values, nil, 0)
+}
+
+// hostileColumnNulls is hostileColumn with a validity bitmap and a null
+// count that need not agree.
+func hostileColumnNulls(dt arrow.DataType, offsets []int64, values, bitmap []byte, nulls int) arrow.Array {
 	var ob []byte
 	for _, o := range offsets {
 		if dt.ID() == arrow.LARGE_STRING {
@@ -29,8 +35,12 @@ func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Arra
 			ob = binary.LittleEndian.AppendUint32(ob, uint32(o))
 		}
 	}
+	var valid *memory.Buffer
+	if bitmap != nil {
+		valid = memory.NewBufferBytes(bitmap)
+	}
 	data := array.NewData(dt, len(offsets)-1,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(ob), memory.NewBufferBytes(values)}, nil, 0, 0)
+		[]*memory.Buffer{valid, memory.NewBufferBytes(ob), memory.NewBufferBytes(values)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
 }
@@ -38,6 +48,12 @@ func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Arra
 // hostileBatches returns a sound batch and then a hostile one of schema
 // (id int32, s dt).
 func hostileBatches(t *testing.T, dt arrow.DataType, offsets []int64, values []byte) []arrow.RecordBatch {
+	return hostileBatchesOf(t, dt, hostileColumn(dt, offsets, values))
+}
+
+// hostileBatchesOf returns a sound batch and then one whose column s is
+// bad, of schema (id int32, s dt).
+func hostileBatchesOf(t *testing.T, dt arrow.DataType, bad arrow.Array) []arrow.RecordBatch {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}, {Name: "s", Type: dt, Nullable: true}}, nil)
 	mem := memory.NewGoAllocator()
@@ -55,7 +71,6 @@ func hostileBatches(t *testing.T, dt arrow.DataType, offsets []int64, values []b
 	ids.AppendValues([]int32{3, 4}, nil)
 	idCol2 := ids.NewArray()
 	defer idCol2.Release()
-	bad := hostileColumn(dt, offsets, values)
 	defer bad.Release()
 	recs := []arrow.RecordBatch{
 		array.NewRecordBatch(schema, []arrow.Array{idCol, good}, 2),
@@ -127,6 +142,37 @@ func TestHostileIPCInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestValidationFastPath: string columns whose data is ASCII pass by the
+// kernels' road, the others by ValidateFull's: a valid non-ASCII column is
+// read, and a bitmap that disagrees with the null count is caught though
+// its offsets and data are sound.
+func TestValidationFastPath(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		col  arrow.Array
+		want string // "" for a sound column
+	}{
+		{"non-ASCII", hostileColumn(arrow.BinaryTypes.String, []int64{0, 6, 12}, []byte("héllo日本")), ""},
+		{"large non-ASCII", hostileColumn(arrow.BinaryTypes.LargeString, []int64{0, 6, 12}, []byte("héllo日本")), ""},
+		{"ASCII", hostileColumn(arrow.BinaryTypes.String, []int64{0, 2, 4}, []byte("abcd")), ""},
+		{"null count", hostileColumnNulls(arrow.BinaryTypes.String, []int64{0, 2, 4}, []byte("abcd"), []byte{0b00}, 1), "null count"},
+		{"large null count", hostileColumnNulls(arrow.BinaryTypes.LargeString, []int64{0, 2, 4}, []byte("abcd"), []byte{0b11}, 1), "null count"},
+	} {
+		recs := hostileBatchesOf(t, tc.col.DataType(), tc.col)
+		src := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".arrows")
+		writeIPC(t, src, recs, false)
+		code, _, stderr := runCmd(t, "cat", "-json", src)
+		if tc.want == "" {
+			if code != 0 {
+				t.Errorf("%s: status %d: %s", tc.name, code, stderr)
+			}
+			continue
+		}
+		checkFailure(t, code, stderr, 1, tc.want)
 	}
 }
 
