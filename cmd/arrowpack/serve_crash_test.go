@@ -41,16 +41,22 @@ func TestServeCrash(t *testing.T) {
 	var extra, leftTemps int
 	for round := range rounds {
 		var killing atomic.Bool
+		var progress atomic.Int64
 		var wg sync.WaitGroup
 		acked := make([]int, clients)
 		for id := range clients {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				acked[id] = crashClient(ctx, t, p.addr, fmt.Sprintf("c%d-r%d", id, round), l, &killing)
+				acked[id] = crashClient(ctx, t, p.addr, fmt.Sprintf("c%d-r%d", id, round), l, &killing, &progress)
 			}()
 		}
-		time.Sleep(time.Duration(300+r.IntN(600)) * time.Millisecond)
+		// Kill once the clients are busy (two puts each on average, however
+		// slow the machine), at a random moment after that.
+		for progress.Load() < int64(2*clients) && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(r.IntN(400)) * time.Millisecond)
 		killing.Store(true)
 		p.kill()
 		wg.Wait()
@@ -84,7 +90,7 @@ func TestServeCrash(t *testing.T) {
 // crashClient puts streams named prefix-0, prefix-1, ... and reads one of
 // its acknowledged puts back after each, until the server dies; a failure
 // while the server is up is an error. It returns the puts acknowledged.
-func crashClient(ctx context.Context, t *testing.T, addr, prefix string, l *ledger, killing *atomic.Bool) int {
+func crashClient(ctx context.Context, t *testing.T, addr, prefix string, l *ledger, killing *atomic.Bool, progress *atomic.Int64) int {
 	c := flightClient(t, addr)
 	defer c.Close()
 	var mine []string
@@ -108,6 +114,7 @@ func crashClient(ctx context.Context, t *testing.T, addr, prefix string, l *ledg
 			return len(mine)
 		}
 		l.ack(name)
+		progress.Add(1)
 		mine = append(mine, name)
 		back := mine[i%len(mine)]
 		got, n, err := procGet(ctx, c, back)

@@ -1,0 +1,53 @@
+//go:build unix
+
+package flight
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
+)
+
+// BenchmarkPutSync measures one DoPut of the DoGet benchmark's lineitem
+// stream (benchBatches batches of benchRows rows) over loopback to a
+// server storing with LZ4, with syncing (fsync of the file and of the
+// directory before the answer) and without. Each put replaces the last.
+// Compare the two in turns:
+//
+//	for i in 1 2 3 4 5 6; do go test -run '^$' -bench PutSync -count 1 ./flight; done | benchstat -col /sync -
+func BenchmarkPutSync(b *testing.B) {
+	set := benchBatchSet()
+	defer batches.Release(set)
+	var recs []arrow.RecordBatch
+	for len(recs) < benchBatches {
+		recs = append(recs, set...)
+	}
+	for _, mode := range []struct {
+		name   string
+		noSync bool
+	}{{"on", false}, {"off", true}} {
+		b.Run("sync="+mode.name, func(b *testing.B) {
+			s, err := NewServerWith(b.TempDir(), ServerOptions{Codec: []codec.Option{codec.WithCompression(codec.LZ4)}, NoSync: mode.noSync})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := startServer(b, s)
+			c := dial(b, ts.addr)
+			ctx := Replace(testCtx(b, 10*time.Minute))
+			var rows int64
+			for _, r := range recs {
+				rows += r.NumRows()
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if err := put(ctx, c, []string{"lineitem"}, recs[0].Schema(), recs, codec.WithCompression(codec.LZ4)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows*int64(b.N))/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
