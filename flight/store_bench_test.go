@@ -3,12 +3,16 @@
 package flight
 
 import (
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/internal/batches"
+	"github.com/arrowpack/arrowpack/internal/durable"
 )
 
 // BenchmarkPutSync measures one DoPut of the DoGet benchmark's lineitem
@@ -30,7 +34,8 @@ func BenchmarkPutSync(b *testing.B) {
 		noSync bool
 	}{{"on", false}, {"off", true}} {
 		b.Run("sync="+mode.name, func(b *testing.B) {
-			s, err := NewServerWith(b.TempDir(), ServerOptions{Codec: []codec.Option{codec.WithCompression(codec.LZ4)}, NoSync: mode.noSync})
+			ts0 := &timingSyncer{}
+			s, err := NewServerWith(b.TempDir(), ServerOptions{Codec: []codec.Option{codec.WithCompression(codec.LZ4)}, Sync: ts0, NoSync: mode.noSync})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -48,6 +53,33 @@ func BenchmarkPutSync(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(rows*int64(b.N))/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(ts0.spent.Seconds()*1e3/float64(b.N), "sync-ms/op")
+			if st, err := os.Stat(filepath.Join(s.dir, "lineitem.apk")); err == nil {
+				b.ReportMetric(float64(st.Size())/(1<<20), "file-MiB")
+			}
 		})
 	}
+}
+
+// timingSyncer is durable.OS, timed.
+type timingSyncer struct {
+	mu    sync.Mutex
+	spent time.Duration
+}
+
+func (t *timingSyncer) timed(f func() error) error {
+	start := time.Now()
+	err := f()
+	t.mu.Lock()
+	t.spent += time.Since(start)
+	t.mu.Unlock()
+	return err
+}
+
+func (t *timingSyncer) SyncFile(f *os.File) error {
+	return t.timed(func() error { return durable.OS.SyncFile(f) })
+}
+
+func (t *timingSyncer) SyncDir(dir string) error {
+	return t.timed(func() error { return durable.OS.SyncDir(dir) })
 }
