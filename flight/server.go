@@ -275,6 +275,9 @@ func (s *Server) putError(key string, err error) error {
 	if errors.Is(err, durable.ErrExists) {
 		return status.Errorf(codes.AlreadyExists, "arrowpack flight: DoPut %s: a stream is stored under this path; ask to replace it (request header %s: true, arrowpack put -f)", key, ReplaceKey)
 	}
+	if st, serr := os.Lstat(filepath.Join(s.dir, key+fileExt)); serr == nil && !st.Mode().IsRegular() {
+		return status.Errorf(codes.FailedPrecondition, "arrowpack flight: DoPut %s: the store holds a %s under this path, not a stream file; the server replaces only the regular files it wrote", key, st.Mode().Type())
+	}
 	return statusOf(err, "arrowpack flight: DoPut %s", key)
 }
 

@@ -83,3 +83,42 @@ func (t *timingSyncer) SyncFile(f *os.File) error {
 func (t *timingSyncer) SyncDir(dir string) error {
 	return t.timed(func() error { return durable.OS.SyncDir(dir) })
 }
+
+// BenchmarkListRows measures what ListFlights and GetFlightInfo pay to
+// count the rows of the stored lineitem stream: the first time a server
+// sees the file (reading it whole, every block decoded and checked), and
+// afterwards (a stat, the cache).
+func BenchmarkListRows(b *testing.B) {
+	set := benchBatchSet()
+	defer batches.Release(set)
+	var recs []arrow.RecordBatch
+	for len(recs) < benchBatches {
+		recs = append(recs, set...)
+	}
+	s, err := NewServerWith(b.TempDir(), ServerOptions{Codec: []codec.Option{codec.WithCompression(codec.LZ4)}, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := startServer(b, s)
+	if err := put(testCtx(b, 10*time.Minute), dial(b, ts.addr), []string{"lineitem"}, recs[0].Schema(), recs); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(s.dir, "lineitem.apk"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cold := range []bool{true, false} {
+		b.Run(map[bool]string{true: "first", false: "cached"}[cold], func(b *testing.B) {
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if cold {
+					s.stats.forget("lineitem")
+				}
+				e, err := s.describe("lineitem")
+				if err != nil || e.rows != int64(benchBatches*benchRows) {
+					b.Fatalf("%d rows, %v", e.rows, err)
+				}
+			}
+		})
+	}
+}

@@ -172,8 +172,8 @@ func TestStoreServesOnlyItsRegularFiles(t *testing.T) {
 	}
 	// Putting onto a link's path replaces neither the link nor its target.
 	err = putStatus(Replace(ctx), c, []string{"link-stream"}, recs)
-	if status.Code(err) == codes.OK {
-		t.Errorf("a put replaced a symbolic link")
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("a put onto a symbolic link: %v, want FailedPrecondition", err)
 	}
 	if got, _ := os.ReadFile(secret); !bytes.Equal(got, data) {
 		t.Errorf("a put changed the file a link points to")
