@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/flight"
 	"google.golang.org/grpc"
@@ -44,17 +46,33 @@ var (
 )
 
 // arrowpackBinary builds the command into a temporary directory once per
-// test binary and returns its path.
+// test binary, for the test's own OS, architecture and kernels, and
+// returns its path. Under an emulator (GOARCH=arm64 go test -exec qemu-...)
+// the test is skipped: the child would run emulated too, far too slowly.
+// 386 on an amd64 host runs natively.
 func arrowpackBinary(t *testing.T) string {
 	t.Helper()
+	host, err := exec.Command("go", "env", "GOHOSTOS", "GOHOSTARCH").Output()
+	if err != nil {
+		t.Skipf("no go command to build arrowpack: %v", err)
+	}
+	h := strings.Fields(string(host))
+	if len(h) != 2 || h[0] != runtime.GOOS || h[1] != runtime.GOARCH && !(h[1] == "amd64" && runtime.GOARCH == "386") {
+		t.Skipf("the test runs as %s/%s on a %v host: the server would be emulated", runtime.GOOS, runtime.GOARCH, h)
+	}
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "arrowpack-bin-")
 		if buildErr != nil {
 			return
 		}
 		builtBin = filepath.Join(buildDir, "arrowpack")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
+		args := []string{"build", "-o", builtBin}
+		if arrowpack.Implementation() == "generic" {
+			args = append(args, "-tags", "purego") // as this test binary
+		}
+		build := exec.Command("go", append(args, ".")...)
+		build.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+		if out, err := build.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
@@ -62,6 +80,15 @@ func arrowpackBinary(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return builtBin
+}
+
+// TestMain removes the binary arrowpackBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 // serveProc is a running `arrowpack serve`.
@@ -79,6 +106,7 @@ func startServe(t *testing.T, bin, dir string, args ...string) *serveProc {
 	p := &serveProc{stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"serve", "-addr", "127.0.0.1:0", "-dir", dir}, args...)...)
 	p.cmd.Stderr = p.stderr
+	dieWithTest(p.cmd)
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
