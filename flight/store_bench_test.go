@@ -23,12 +23,8 @@ import (
 //
 //	for i in 1 2 3 4 5 6; do go test -run '^$' -bench PutSync -count 1 ./flight; done | benchstat -col /sync -
 func BenchmarkPutSync(b *testing.B) {
-	set := benchBatchSet()
+	set, recs := benchStream()
 	defer batches.Release(set)
-	var recs []arrow.RecordBatch
-	for len(recs) < benchBatches {
-		recs = append(recs, set...)
-	}
 	for _, mode := range []struct {
 		name   string
 		noSync bool
@@ -89,12 +85,8 @@ func (t *timingSyncer) SyncDir(dir string) error {
 // sees the file (reading it whole, every block decoded and checked), and
 // afterwards (a stat, the cache).
 func BenchmarkListRows(b *testing.B) {
-	set := benchBatchSet()
+	set, recs := benchStream()
 	defer batches.Release(set)
-	var recs []arrow.RecordBatch
-	for len(recs) < benchBatches {
-		recs = append(recs, set...)
-	}
 	s, err := NewServerWith(b.TempDir(), ServerOptions{Codec: []codec.Option{codec.WithCompression(codec.LZ4)}, NoSync: true})
 	if err != nil {
 		b.Fatal(err)
@@ -121,4 +113,14 @@ func BenchmarkListRows(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchStream returns the DoGet benchmark's stream: benchBatches batches,
+// the distinct ones of set repeated (release set, not recs).
+func benchStream() (set, recs []arrow.RecordBatch) {
+	set = benchBatchSet()
+	for len(recs) < benchBatches {
+		recs = append(recs, set...)
+	}
+	return set, recs
 }
