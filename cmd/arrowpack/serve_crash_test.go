@@ -74,8 +74,15 @@ func TestServeCrash(t *testing.T) {
 		if got := tempFiles(dir); len(got) != 0 {
 			t.Errorf("after restart %d the directory still holds %q", round, got)
 		}
-		if len(left) > 0 && !strings.Contains(p.stderr.String(), "removed") {
-			t.Errorf("the restarted server did not report the temporary files it removed: %q", p.stderr)
+		if len(left) > 0 {
+			// The log line is written before the address, but stderr is
+			// copied from its pipe by another goroutine: wait for it.
+			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(p.stderr.String(), "removed") && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !strings.Contains(p.stderr.String(), fmt.Sprintf("removed %d temporary file(s)", len(left))) {
+				t.Errorf("the restarted server did not report the %d temporary files it removed: %q", len(left), p.stderr)
+			}
 		}
 		c := flightClient(t, p.addr)
 		extra += verifyStore(ctx, t, c, l)
