@@ -24,7 +24,9 @@ type Writer struct {
 	descr   *aflight.FlightDescriptor
 	maxMsg  int
 	started bool
-	buf     []byte
+	raw     msgSender // the stream's SendMsg, when it is gRPC's own stream
+	buf     []byte    // the block buffer, when not sending through raw
+	lastLen int       // the size of the last block
 	meta    []byte
 	err     error
 }
@@ -48,7 +50,11 @@ func NewWriter(stream aflight.DataStreamWriter, schema *arrow.Schema, opts ...co
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{stream: stream, enc: enc, schema: hdr, maxMsg: DefaultMaxMessageSize}, nil
+	w := &Writer{stream: stream, enc: enc, schema: hdr, maxMsg: DefaultMaxMessageSize}
+	if grpcOwn(stream) {
+		w.raw, _ = stream.(msgSender)
+	}
+	return w, nil
 }
 
 // schemaCapture keeps the metadata of the first IPC payload written to it.
@@ -121,11 +127,30 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		w.err = err
 		return err
 	}
-	block, err := w.enc.Append(w.buf[:0], rec)
+	// Sent through gRPC's own stream, the block is encoded into a pooled
+	// buffer that Codec hands to gRPC by reference; it returns to the pool
+	// once gRPC has written it and this Writer is done with it. Otherwise
+	// the stream copies the message before Send returns and one buffer
+	// serves every block.
+	var sb *sendBlock
+	dst := w.buf[:0]
+	if w.raw != nil {
+		dst = blocks.get(w.lastLen + w.lastLen/8)[:0]
+	}
+	block, err := w.enc.Append(dst, rec)
 	if err != nil {
+		if w.raw != nil {
+			blocks.put(dst)
+		}
 		return err // the stream is still sound: nothing of this batch was sent
 	}
-	w.buf = block
+	w.lastLen = len(block)
+	if w.raw != nil {
+		sb = newSendBlock(block)
+		defer sb.release()
+	} else {
+		w.buf = block
+	}
 	crc := checksum(block)
 	for off := 0; ; {
 		n := min(len(block)-off, w.maxMsg)
@@ -134,9 +159,16 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		if last {
 			w.meta = append(w.meta, meta...)
 		}
-		// gRPC marshals the message before Send returns, so the buffers
-		// can be reused for the next one.
-		if err := w.stream.Send(&aflight.FlightData{DataBody: block[off : off+n], AppMetadata: w.meta}); err != nil {
+		// gRPC marshals the message before Send returns, so the metadata
+		// buffer can be reused for the next one (the block is either
+		// copied or referenced by the codec).
+		fd := &aflight.FlightData{DataBody: block[off : off+n], AppMetadata: w.meta}
+		if sb != nil {
+			err = w.raw.SendMsg(&sendMsg{FlightData: fd, owner: sb})
+		} else {
+			err = w.stream.Send(fd)
+		}
+		if err != nil {
 			w.err = err
 			return err
 		}
