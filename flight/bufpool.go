@@ -84,6 +84,8 @@ func (poolAllocator) Free(b []byte) {
 // when it is released (the garbage collector takes them).
 type keepAllocator struct{}
 
-func (keepAllocator) Allocate(n int) []byte             { return alignedBytes(n, n) }
-func (keepAllocator) Reallocate(n int, b []byte) []byte { return append(b, make([]byte, max(n-len(b), 0))...)[:n] }
-func (keepAllocator) Free([]byte)                       {}
+func (keepAllocator) Allocate(n int) []byte { return alignedBytes(n, n) }
+func (keepAllocator) Reallocate(n int, b []byte) []byte {
+	return append(b, make([]byte, max(n-len(b), 0))...)[:n]
+}
+func (keepAllocator) Free([]byte) {}

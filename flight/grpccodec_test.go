@@ -237,4 +237,3 @@ func FuzzCodecUnmarshal(f *testing.F) {
 		}
 	})
 }
-
