@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,13 +55,25 @@ const (
 	benchEnv      = "ARROWPACK_FLIGHT_BENCH_SERVER"
 )
 
-var benchRounds = flag.Int("flight.rounds", 7, "interleaved rounds of the DoGet benchmark per operation")
+var (
+	benchRounds        = flag.Int("flight.rounds", 7, "interleaved rounds of the DoGet benchmark per operation")
+	benchWays          = flag.String("flight.ways", "", "comma-separated ways of the DoGet benchmark to run (default all), to profile one")
+	benchBuffers       = flag.Int("flight.buffers", DefaultReadBufferSize, "gRPC read and write buffer size of the DoGet benchmark's both ends (0: gRPC's default)")
+	benchWindow        = flag.Int("flight.window", 0, "gRPC stream and connection window of the DoGet benchmark's both ends (0: dynamic)")
+	benchZeroing       = flag.Bool("flight.zeroing", false, "use gRPC's zeroing default buffer pool in the DoGet benchmark")
+	benchServerProfile = flag.String("flight.serverprofile", "", "write the benchmark server's CPU profile to this file")
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(benchEnv) != "" {
 		os.Exit(benchServerMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchChild.stdin != nil { // let the benchmark server end (and write its profile)
+		benchChild.stdin.Close()
+		benchChild.cmd.Wait()
+	}
+	os.Exit(code)
 }
 
 // cpuSeconds is the user and system CPU time of this process so far.
@@ -164,15 +177,41 @@ func (s *benchServer) DoAction(a *aflight.Action, stream aflight.FlightService_D
 	return stream.Send(&aflight.Result{Body: []byte(strconv.FormatFloat(cpuSeconds(), 'g', -1, 64))})
 }
 
+// benchTransport is the transport settings of the benchmark's both ends,
+// from its flags (passed to the server in the environment).
+func benchTransport() []TransportOption {
+	opts := []TransportOption{WithBufferSizes(*benchBuffers, *benchBuffers)}
+	if *benchWindow > 0 {
+		opts = append(opts, WithWindowSizes(int32(*benchWindow), int32(*benchWindow)))
+	}
+	if *benchZeroing {
+		opts = append(opts, WithZeroingBufferPool())
+	}
+	return opts
+}
+
 // benchServerMain serves the benchmark on two ports of 127.0.0.1, with
 // Codec and with the standard codec (same transport settings), prints the
 // two addresses and stops when its standard input closes.
 func benchServerMain() int {
 	s := &benchServer{recs: benchBatchSet(), blocks: map[codec.Compression][]*sendBlock{}}
+	if path := os.Getenv(benchEnv + "_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		pprof.StartCPUProfile(f)
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	var addrs []string
 	var srvs []aflight.Server
+	flag.Parse()
 	for _, opts := range [][]TransportOption{nil, {WithStandardCodec()}} {
-		srv := aflight.NewServerWithMiddleware(nil, ServerOptions(opts...)...)
+		srv := aflight.NewServerWithMiddleware(nil, ServerOptions(append(benchTransport(), opts...)...)...)
 		if err := srv.Init("127.0.0.1:0"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -220,13 +259,19 @@ var benchChild struct {
 	addrs []string // with Codec, with the standard codec
 	err   error
 	stdin io.WriteCloser // the child stops when it closes (at exit)
+	cmd   *exec.Cmd
 }
 
 // startBenchServer starts the child server once per benchmark run.
 func startBenchServer(b *testing.B) []string {
 	benchChild.once.Do(func() {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd := exec.Command(os.Args[0], "-test.run=^$", "-flight.buffers="+strconv.Itoa(*benchBuffers),
+			"-flight.window="+strconv.Itoa(*benchWindow), "-flight.zeroing="+strconv.FormatBool(*benchZeroing))
 		cmd.Env = append(os.Environ(), benchEnv+"=1")
+		if *benchServerProfile != "" {
+			cmd.Env = append(cmd.Env, benchEnv+"_PROFILE="+*benchServerProfile)
+		}
+		benchChild.cmd = cmd
 		cmd.Stderr = os.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
@@ -283,7 +328,7 @@ type benchClient struct {
 
 func dialBench(b *testing.B, addr string, opts ...TransportOption) benchClient {
 	wc := &wireCounter{}
-	do := append(DialOptions(opts...), grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(wc))
+	do := append(DialOptions(append(benchTransport(), opts...)...), grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(wc))
 	c, err := aflight.NewClientWithMiddleware(addr, nil, nil, do...)
 	if err != nil {
 		b.Fatal(err)
@@ -351,13 +396,17 @@ func BenchmarkDoGet(b *testing.B) {
 				secs := time.Since(start).Seconds()
 				return benchRun{secs: secs, srvCPU: serverCPU(b, c.Client) - srv0, cliCPU: cpuSeconds() - cli0, wire: c.wire.bytes.Load() - wire0}
 			}
-			for _, v := range benchVariants {
+			ways := benchVariants
+			if *benchWays != "" {
+				ways = strings.Split(*benchWays, ",")
+			}
+			for _, v := range ways {
 				one(v) // warm up: gRPC grows its flow control windows
 			}
 			b.ResetTimer()
 			for range b.N {
 				for range *benchRounds {
-					for _, v := range benchVariants {
+					for _, v := range ways {
 						runs[v] = append(runs[v], one(v))
 					}
 				}
@@ -373,10 +422,13 @@ func BenchmarkDoGet(b *testing.B) {
 func reportDoGet(b *testing.B, runs map[string][]benchRun, gb float64) {
 	rows := float64(benchBatches * benchRows)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "load average %s; %d rounds\n", loadAverage(), len(runs["ipc"]))
+	fmt.Fprintf(&sb, "load average %s; %d rounds\n", loadAverage(), len(runs[benchVariants[0]]))
 	fmt.Fprintf(&sb, "%-14s %12s %8s %14s %14s %12s\n", "way", "Mrows/s", "GB/s", "server CPU s/GB", "client CPU s/GB", "wire MB")
 	for _, v := range benchVariants {
 		rs := runs[v]
+		if len(rs) == 0 {
+			continue
+		}
 		rps := median(each(rs, func(r benchRun) float64 { return rows / r.secs }))
 		gbs := median(each(rs, func(r benchRun) float64 { return gb / r.secs }))
 		srv := median(each(rs, func(r benchRun) float64 { return r.srvCPU / gb }))
@@ -388,6 +440,9 @@ func reportDoGet(b *testing.B, runs map[string][]benchRun, gb float64) {
 		b.ReportMetric(cli, v+"-cli-CPU-s/GB")
 	}
 	ratio := func(name, num, den string, f func(benchRun) float64) {
+		if len(runs[num]) == 0 || len(runs[den]) == 0 {
+			return
+		}
 		var rs []float64
 		for i := range runs[num] {
 			rs = append(rs, f(runs[num][i])/f(runs[den][i]))

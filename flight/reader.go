@@ -47,6 +47,8 @@ type Reader struct {
 	meta    []byte
 	descr   *aflight.FlightDescriptor
 	pending []byte
+	block   codec.RawBlock // the block of the current batch, if arrowpack
+	blkBuf  *memory.Buffer // holds block's bytes, when they are pooled
 	plen    uint64
 	pcrc    uint32 // the CRC32C the split block's markers give
 	prun    uint32 // the CRC32C of its bytes so far
@@ -150,6 +152,7 @@ func (r *Reader) Next() bool {
 		r.rec.Release()
 		r.rec = nil
 	}
+	r.dropRaw()
 	if r.err != nil || r.done {
 		return false
 	}
@@ -265,7 +268,7 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 // releases the reference to it the caller gave it.
 func (r *Reader) decode(block []byte, buf *memory.Buffer, got, want uint32, user []byte) (arrow.RecordBatch, error) {
 	if buf != nil {
-		defer buf.Release() // the batch's arrays hold their own references
+		defer buf.Release() // the batch's arrays, and blkBuf, hold their own references
 	}
 	if got != want {
 		return nil, fmt.Errorf("%w: arrowpack flight: block checksum %#08x, its marker says %#08x", codec.ErrCorrupt, got, want)
@@ -291,7 +294,28 @@ func (r *Reader) decode(block []byte, buf *memory.Buffer, got, want uint32, user
 		return nil, err
 	}
 	r.meta = user
+	r.block = codec.RawBlock{Bytes: block, CRC: got}
+	if buf != nil {
+		buf.Retain()
+		r.blkBuf = buf
+	}
 	return rec, nil
+}
+
+// rawBlock returns the arrowpack block the current batch was decoded from,
+// as it came, and its CRC32C (checked); ok is false for an IPC batch. The
+// bytes are the Reader's until the next call of Next or Release.
+func (r *Reader) rawBlock() (b codec.RawBlock, ok bool) {
+	return r.block, r.block.Bytes != nil
+}
+
+// dropRaw forgets the current batch's block.
+func (r *Reader) dropRaw() {
+	if r.blkBuf != nil {
+		r.blkBuf.Release()
+		r.blkBuf = nil
+	}
+	r.block = codec.RawBlock{}
 }
 
 // ipcBatch reads a batch from IPC messages starting with fd.
@@ -368,6 +392,7 @@ func (r *Reader) Release() {
 		r.rec.Release()
 		r.rec = nil
 	}
+	r.dropRaw()
 	if r.ipcr != nil {
 		r.ipcr.Release()
 	}

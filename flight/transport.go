@@ -5,6 +5,7 @@ import (
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 )
 
 // Default transport settings of ServerOptions and DialOptions: gRPC's read
@@ -25,6 +26,7 @@ type transport struct {
 	readBuf, writeBuf  int
 	window, connWindow int32
 	standard           bool
+	zeroing            bool
 }
 
 func newTransport(opts []TransportOption) transport {
@@ -53,6 +55,12 @@ func WithStandardCodec() TransportOption {
 	return func(t *transport) { t.standard = true }
 }
 
+// WithZeroingBufferPool leaves gRPC its default buffer pool, which zeroes
+// every buffer it hands out, instead of the pool of Codec's blocks.
+func WithZeroingBufferPool() TransportOption {
+	return func(t *transport) { t.zeroing = true }
+}
+
 // ServerOptions returns the options of a gRPC server (grpc.NewServer, or
 // arrow-go's flight.NewServerWithMiddleware) that serves Flight with Codec
 // and the transport settings opts give, the defaults above without any.
@@ -62,6 +70,9 @@ func ServerOptions(opts ...TransportOption) []grpc.ServerOption {
 	var so []grpc.ServerOption
 	if !t.standard {
 		so = append(so, grpc.ForceServerCodecV2(Codec))
+	}
+	if !t.zeroing {
+		so = append(so, experimental.BufferPool(wirePool{}))
 	}
 	if t.readBuf > 0 {
 		so = append(so, grpc.ReadBufferSize(t.readBuf))
@@ -86,6 +97,9 @@ func DialOptions(opts ...TransportOption) []grpc.DialOption {
 	var do []grpc.DialOption
 	if !t.standard {
 		do = append(do, grpc.WithDefaultCallOptions(CallOptions()...))
+	}
+	if !t.zeroing {
+		do = append(do, experimental.WithBufferPool(wirePool{}))
 	}
 	if t.readBuf > 0 {
 		do = append(do, grpc.WithReadBufferSize(t.readBuf))
