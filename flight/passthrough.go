@@ -1,13 +1,18 @@
 package flight
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/arrowpack/arrowpack/codec"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // errStored marks an error of a stored stream (its framing or a block
@@ -25,7 +30,7 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 	if !ap {
 		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(rr.Schema()))
 		defer iw.Close()
-		return eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
+		err := eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
 			rec, err := rr.Decode(b)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errStored, err)
@@ -33,6 +38,10 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 			defer rec.Release()
 			return iw.Write(rec)
 		})
+		if err != nil {
+			return err
+		}
+		return iw.Close()
 	}
 	if set {
 		opts = append(opts[:len(opts):len(opts)], codec.WithCompression(comp))
@@ -117,4 +126,21 @@ func storeBlocks(r *Reader, rw *codec.RawWriter, enc *codec.Encoder) error {
 		}
 	}
 	return r.Err()
+}
+
+// openRaw opens the stored stream of key for its raw blocks.
+func (s *Server) openRaw(key string) (*os.File, *codec.RawReader, error) {
+	f, err := os.Open(filepath.Join(s.dir, key+fileExt))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, status.Errorf(codes.NotFound, "arrowpack flight: no stream stored under %s", key)
+		}
+		return nil, nil, statusOf(err, "arrowpack flight: %s", key)
+	}
+	r, err := codec.NewRawReader(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		f.Close()
+		return nil, nil, status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s: %v", key, err)
+	}
+	return f, r, nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 	"google.golang.org/grpc/codes"
@@ -114,16 +113,17 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := codec.NewWriter(bw, r.Schema(), s.opts...)
+	// arrowpack blocks are stored as they came (the Reader checked and
+	// decoded each), IPC batches encoded with the server's options.
+	w, err := codec.NewRawWriter(bw, r.Schema())
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
-	for r.Next() {
-		if err := w.Write(r.RecordBatch()); err != nil {
-			return statusOf(err, "arrowpack flight: DoPut %s", key)
-		}
+	enc, err := codec.NewEncoder(r.Schema(), s.opts...)
+	if err != nil {
+		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
-	if err := r.Err(); err != nil {
+	if err := storeBlocks(r, w, enc); err != nil {
 		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
 	if err := w.Close(); err != nil {
@@ -179,35 +179,15 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoGet")
 	}
-	f, r, err := s.open(key)
+	f, rr, err := s.openRaw(key)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	defer r.Release()
-	var w batchWriter
-	if ap {
-		opts := s.opts
-		if set {
-			opts = append(opts[:len(opts):len(opts)], codec.WithCompression(comp))
+	if err := sendStored(stream, rr, ap, comp, set, s.opts); err != nil {
+		if errors.Is(err, errStored) {
+			return status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s: %v", key, err)
 		}
-		if w, err = NewWriter(stream, r.Schema(), opts...); err != nil {
-			return statusOf(err, "arrowpack flight: DoGet %s", key)
-		}
-	} else {
-		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(r.Schema()))
-		defer iw.Close()
-		w = iw
-	}
-	for r.Next() {
-		if err := w.Write(r.RecordBatch()); err != nil {
-			return statusOf(err, "arrowpack flight: DoGet %s", key)
-		}
-	}
-	if err := r.Err(); err != nil {
-		return status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s: %v", key, err)
-	}
-	if err := w.Close(); err != nil {
 		return statusOf(err, "arrowpack flight: DoGet %s", key)
 	}
 	return nil
