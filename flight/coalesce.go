@@ -68,6 +68,9 @@ func (w *Writer) drain(meta []byte) error {
 			dst = blocks.get(w.lastLen + w.lastLen/8)
 		}
 		b, err := w.co.rr.Next(dst)
+		if err != nil && dst != nil {
+			blocks.put(dst)
+		}
 		if errors.Is(err, io.EOF) {
 			return nil // the end frame, at Close
 		}
