@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -56,7 +57,7 @@ const (
 )
 
 var (
-	benchRounds        = flag.Int("flight.rounds", 7, "interleaved rounds of the DoGet benchmark per operation")
+	benchRoundsFlag    = flag.Int("flight.rounds", 7, "interleaved rounds of the DoGet benchmark per operation")
 	benchWays          = flag.String("flight.ways", "", "comma-separated ways of the DoGet benchmark to run (default all), to profile one")
 	benchBuffers       = flag.Int("flight.buffers", DefaultReadBufferSize, "gRPC read and write buffer size of the DoGet benchmark's both ends (0: gRPC's default)")
 	benchWindow        = flag.Int("flight.window", 0, "gRPC stream and connection window of the DoGet benchmark's both ends (0: dynamic)")
@@ -101,6 +102,7 @@ func benchBatchSet() []arrow.RecordBatch {
 type benchServer struct {
 	aflight.BaseFlightServer
 	recs   []arrow.RecordBatch
+	store  *Server // holds the benchmark's stream as "bench-C", C a compression
 	mu     sync.Mutex
 	blocks map[codec.Compression][]*sendBlock // the floor's blocks
 }
@@ -138,6 +140,32 @@ func (s *benchServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 	schema := s.recs[0].Schema()
 	var w batchWriter
 	switch format {
+	case "stored": // the Server's DoGet, blocks passed through
+		return s.store.DoGet(&aflight.Ticket{Ticket: []byte("bench-" + name)}, stream)
+	case "reencode": // what the Server's DoGet did before: decode, encode
+		f, err := os.Open(filepath.Join(s.store.dir, "bench-"+name+fileExt))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, err := codec.NewReader(bufio.NewReaderSize(f, 1<<20))
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		w, err := NewWriter(stream, r.Schema(), codec.WithCompression(comp))
+		if err != nil {
+			return err
+		}
+		for r.Next() {
+			if err := w.Write(r.RecordBatch()); err != nil {
+				return err
+			}
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+		return w.Close()
 	case "arrowpack":
 		aw, err := NewWriter(stream, schema, codec.WithCompression(comp))
 		if err != nil {
@@ -190,11 +218,52 @@ func benchTransport() []TransportOption {
 	return opts
 }
 
+// writeBenchStream stores the benchmark's stream compressed with comp.
+func writeBenchStream(path string, recs []arrow.RecordBatch, comp codec.Compression) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	w, err := codec.NewWriter(bw, recs[0].Schema(), codec.WithCompression(comp))
+	if err != nil {
+		return err
+	}
+	for i := range benchBatches {
+		if err := w.Write(recs[i%len(recs)]); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // benchServerMain serves the benchmark on two ports of 127.0.0.1, with
 // Codec and with the standard codec (same transport settings), prints the
 // two addresses and stops when its standard input closes.
 func benchServerMain() int {
 	s := &benchServer{recs: benchBatchSet(), blocks: map[codec.Compression][]*sendBlock{}}
+	dir, err := os.MkdirTemp("", "arrowpack-flight-bench")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if s.store, err = NewServer(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
+		if err := writeBenchStream(filepath.Join(dir, "bench-"+comp.String()+fileExt), s.recs, comp); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	if path := os.Getenv(benchEnv + "_PROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
@@ -354,8 +423,41 @@ type benchRun struct {
 // and client and wire bytes, and the median and range of the per-round
 // ratios that the targets are stated in. Run it with -benchtime=1x:
 //
-//	go test -run '^$' -bench DoGet -benchtime=1x ./flight
+//	go test ./flight -run '^$' -bench DoGet -benchtime=1x
 func BenchmarkDoGet(b *testing.B) {
+	benchRounds(b, benchVariants, []benchRatio{
+		{"arrowpack/ipc-rows/s", "arrowpack", "ipc", benchSpeed},
+		{"arrowpack/floor-rows/s", "arrowpack", "floor", benchSpeed},
+		{"arrowpack-std/ipc-rows/s", "arrowpack-std", "ipc", benchSpeed},
+		{"arrowpack/arrowpack-std-rows/s", "arrowpack", "arrowpack-std", benchSpeed},
+		{"arrowpack/ipc-client-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.cliCPU }},
+		{"arrowpack/ipc-server-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.srvCPU }},
+		{"arrowpack/ipc-wire-bytes", "arrowpack", "ipc", func(r benchRun) float64 { return float64(r.wire) }},
+	})
+}
+
+// BenchmarkStoredDoGet measures the Server's DoGet of a stored stream (the
+// same 200 batches) to a client asking for the stored compression, whose
+// blocks pass through, against decoding and encoding every block again (the
+// Server's DoGet before pass-through), interleaved as BenchmarkDoGet.
+func BenchmarkStoredDoGet(b *testing.B) {
+	benchRounds(b, []string{"stored", "reencode"}, []benchRatio{
+		{"stored/reencode-server-CPU", "stored", "reencode", func(r benchRun) float64 { return r.srvCPU }},
+		{"stored/reencode-rows/s", "stored", "reencode", benchSpeed},
+	})
+}
+
+// benchRatio is a ratio of two ways' runs, per round.
+type benchRatio struct {
+	name, num, den string
+	f              func(benchRun) float64
+}
+
+func benchSpeed(r benchRun) float64 { return 1 / r.secs }
+
+// benchRounds runs the interleaved rounds of ways per compression and
+// reports them.
+func benchRounds(b *testing.B, allWays []string, ratios []benchRatio) {
 	addrs := startBenchServer(b)
 	clients := map[string]benchClient{
 		"codec":    dialBench(b, addrs[0]),
@@ -380,6 +482,10 @@ func BenchmarkDoGet(b *testing.B) {
 	}
 	batches.Release(recs)
 	gb := float64(dataBytes) / 1e9
+	ways := allWays
+	if *benchWays != "" {
+		ways = strings.Split(*benchWays, ",")
+	}
 	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
 		b.Run(comp.String(), func(b *testing.B) {
 			runs := map[string][]benchRun{}
@@ -390,41 +496,41 @@ func BenchmarkDoGet(b *testing.B) {
 				}
 				format := strings.TrimSuffix(v, "-std")
 				ticket := &aflight.Ticket{Ticket: []byte(format + "/" + comp.String())}
+				ctx := context.Background()
+				if format == "stored" {
+					ctx = Accept(ctx, comp)
+				}
 				srv0, cli0, wire0 := serverCPU(b, c.Client), cpuSeconds(), c.wire.bytes.Load()
 				start := time.Now()
-				doGet(b, c.Client, format, ticket)
+				doGet(ctx, b, c.Client, format, ticket)
 				secs := time.Since(start).Seconds()
 				return benchRun{secs: secs, srvCPU: serverCPU(b, c.Client) - srv0, cliCPU: cpuSeconds() - cli0, wire: c.wire.bytes.Load() - wire0}
-			}
-			ways := benchVariants
-			if *benchWays != "" {
-				ways = strings.Split(*benchWays, ",")
 			}
 			for _, v := range ways {
 				one(v) // warm up: gRPC grows its flow control windows
 			}
 			b.ResetTimer()
 			for range b.N {
-				for range *benchRounds {
+				for range *benchRoundsFlag {
 					for _, v := range ways {
 						runs[v] = append(runs[v], one(v))
 					}
 				}
 			}
 			b.StopTimer()
-			reportDoGet(b, runs, gb)
+			reportDoGet(b, allWays, runs, gb, ratios)
 		})
 	}
 }
 
-// reportDoGet reports the medians of each variant's runs and the ratios
-// of the targets, per round, with their ranges.
-func reportDoGet(b *testing.B, runs map[string][]benchRun, gb float64) {
+// reportDoGet reports the medians of each way's runs and the ratios, per
+// round, with their ranges.
+func reportDoGet(b *testing.B, ways []string, runs map[string][]benchRun, gb float64, ratios []benchRatio) {
 	rows := float64(benchBatches * benchRows)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "load average %s; %d rounds\n", loadAverage(), len(runs[benchVariants[0]]))
+	fmt.Fprintf(&sb, "load average %s; %d rounds\n", loadAverage(), *benchRoundsFlag*b.N)
 	fmt.Fprintf(&sb, "%-14s %12s %8s %14s %14s %12s\n", "way", "Mrows/s", "GB/s", "server CPU s/GB", "client CPU s/GB", "wire MB")
-	for _, v := range benchVariants {
+	for _, v := range ways {
 		rs := runs[v]
 		if len(rs) == 0 {
 			continue
@@ -434,31 +540,23 @@ func reportDoGet(b *testing.B, runs map[string][]benchRun, gb float64) {
 		srv := median(each(rs, func(r benchRun) float64 { return r.srvCPU / gb }))
 		cli := median(each(rs, func(r benchRun) float64 { return r.cliCPU / gb }))
 		wire := median(each(rs, func(r benchRun) float64 { return float64(r.wire) / 1e6 }))
-		fmt.Fprintf(&sb, "%-14s %12.1f %8.2f %14.3f %14.3f %12.1f\n", v, rps/1e6, gbs, srv, cli, wire)
+		fmt.Fprintf(&sb, "%-14s %12.2f %8.2f %14.3f %14.3f %12.1f\n", v, rps/1e6, gbs, srv, cli, wire)
 		b.ReportMetric(rps, v+"-rows/s")
 		b.ReportMetric(srv, v+"-srv-CPU-s/GB")
 		b.ReportMetric(cli, v+"-cli-CPU-s/GB")
 	}
-	ratio := func(name, num, den string, f func(benchRun) float64) {
-		if len(runs[num]) == 0 || len(runs[den]) == 0 {
-			return
+	for _, r := range ratios {
+		if len(runs[r.num]) == 0 || len(runs[r.den]) == 0 {
+			continue
 		}
 		var rs []float64
-		for i := range runs[num] {
-			rs = append(rs, f(runs[num][i])/f(runs[den][i]))
+		for i := range runs[r.num] {
+			rs = append(rs, r.f(runs[r.num][i])/r.f(runs[r.den][i]))
 		}
 		med := median(rs)
-		fmt.Fprintf(&sb, "%-36s %.2fx [%.2f-%.2f]\n", name, med, slices.Min(rs), slices.Max(rs))
-		b.ReportMetric(med, name)
+		fmt.Fprintf(&sb, "%-36s %.2fx [%.2f-%.2f]\n", r.name, med, slices.Min(rs), slices.Max(rs))
+		b.ReportMetric(med, r.name)
 	}
-	speed := func(r benchRun) float64 { return 1 / r.secs }
-	ratio("arrowpack/ipc-rows/s", "arrowpack", "ipc", speed)
-	ratio("arrowpack/floor-rows/s", "arrowpack", "floor", speed)
-	ratio("arrowpack-std/ipc-rows/s", "arrowpack-std", "ipc", speed)
-	ratio("arrowpack/arrowpack-std-rows/s", "arrowpack", "arrowpack-std", speed)
-	ratio("arrowpack/ipc-client-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.cliCPU })
-	ratio("arrowpack/ipc-server-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.srvCPU })
-	ratio("arrowpack/ipc-wire-bytes", "arrowpack", "ipc", func(r benchRun) float64 { return float64(r.wire) })
 	// Printed rather than logged: the testing package cuts a benchmark's
 	// log short.
 	fmt.Printf("--- %s\n%s", b.Name(), sb.String())
@@ -498,8 +596,8 @@ func loadAverage() string {
 }
 
 // doGet reads the benchmark stream of ticket with format's reader.
-func doGet(b *testing.B, c aflight.Client, format string, ticket *aflight.Ticket) {
-	stream, err := c.DoGet(context.Background(), ticket)
+func doGet(ctx context.Context, b *testing.B, c aflight.Client, format string, ticket *aflight.Ticket) {
+	stream, err := c.DoGet(ctx, ticket)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -528,7 +626,7 @@ func doGet(b *testing.B, c aflight.Client, format string, ticket *aflight.Ticket
 		Err() error
 		Release()
 	}
-	if format == "arrowpack" {
+	if format != "ipc" {
 		r, err = NewReader(stream)
 	} else {
 		r, err = aflight.NewRecordReader(stream)
