@@ -34,7 +34,7 @@ func (p *blockPool) get(n int) []byte {
 		return alignedBytes(n, n)
 	}
 	k := bits.Len(uint(n - 1)) // 1<<k >= n
-	if k >= len(p.classes) {
+	if k >= len(p.classes) || k >= bits.UintSize-2 { // 1<<k must fit an int
 		return alignedBytes(n, n)
 	}
 	if v := p.classes[k].Get(); v != nil {

@@ -22,13 +22,17 @@ import (
 // stream (arrowpack or IPC FlightData, read with a Reader) under its
 // descriptor path, replacing what was there once the whole stream has been
 // read and checked; a stream that is malformed, corrupt or cut short is
-// refused with a gRPC status and stores nothing. DoGet serves a stored
-// stream as arrowpack blocks to clients that ask for them with Accept (the
-// MetadataKey request header) and as standard Arrow IPC to every other
-// client, converting on the fly. ListFlights and GetFlightInfo describe the
-// stored streams; the ticket of a stream is the name of its file without
-// ".apk". Register it on a gRPC server with arrow-go's
-// flight.Server.RegisterFlightService.
+// refused with a gRPC status and stores nothing. Arrowpack blocks are
+// stored as they came, once the Reader has checked and decoded each. DoGet
+// serves a stored stream as arrowpack blocks to clients that ask for them
+// with Accept (the MetadataKey request header), sending each stored block
+// and its stored checksum as they are when the client accepts its
+// compression (or names none) and converting it otherwise, and as
+// standard Arrow IPC to every other client, converting on the fly.
+// ListFlights and GetFlightInfo describe the stored streams; the ticket of
+// a stream is the name of its file without ".apk". Register it on a gRPC
+// server with arrow-go's flight.Server.RegisterFlightService, with
+// ServerOptions for Codec and the transport settings.
 type Server struct {
 	aflight.BaseFlightServer
 	dir  string
@@ -36,9 +40,10 @@ type Server struct {
 }
 
 // NewServer returns a Server storing its streams in dir, which must exist.
-// Options are the codec's Writer options for the stored files
-// (codec.WithCompression, say), also used for the arrowpack blocks of a
-// DoGet whose client names no compression.
+// Options are the codec's Encoder options (codec.WithCompression, say) of
+// the blocks it encodes: those of streams put as Arrow IPC (arrowpack
+// blocks are stored as they came), and those of a DoGet whose client asks
+// for another compression than a block's stored one.
 func NewServer(dir string, opts ...codec.Option) (*Server, error) {
 	st, err := os.Stat(dir)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-const putUsage = "arrowpack put -addr HOST:PORT [-compression none|lz4|zstd] FILE PATH"
+const putUsage = "arrowpack put -addr HOST:PORT [-compression none|lz4|zstd] [-block-rows N] FILE PATH"
 
 const putAbout = `Puts a file (an arrowpack stream, an Arrow IPC file or stream, or a
 Parquet file) to an Arrow Flight server such as 'arrowpack serve', as
@@ -40,6 +40,8 @@ type flightOptions struct {
 	ipc               bool
 	timeout           time.Duration
 	batchRows         int
+	blockRows         int
+	transport         transportOptions
 }
 
 func flightFlags(name string) (*flag.FlagSet, *flightOptions) {
@@ -48,10 +50,12 @@ func flightFlags(name string) (*flag.FlagSet, *flightOptions) {
 	fs.StringVar(&o.addr, "addr", "", "`address` of the Flight server (required)")
 	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire: none, lz4 or zstd")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	o.transport.flags(fs)
 	if name == "get" {
 		fs.BoolVar(&o.ipc, "ipc", false, "ask for Arrow IPC instead of arrowpack blocks")
 	} else {
 		fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet `input`")
+		fs.IntVar(&o.blockRows, "block-rows", 0, "gather small batches into blocks of this many `rows` before sending (0: a block per batch)")
 	}
 	return fs, o
 }
@@ -73,8 +77,39 @@ func flightArgs(name string, args []string) (*flightOptions, codec.Compression, 
 	if o.timeout <= 0 {
 		return nil, 0, nil, usagef("-timeout must be above 0")
 	}
+	if err := o.transport.check(); err != nil {
+		return nil, 0, nil, err
+	}
 	comp, err := parseCompression(o.compression)
 	return o, comp, pos, err
+}
+
+// transportOptions are the gRPC transport flags of serve, get and put.
+type transportOptions struct {
+	buffer, window int
+}
+
+func (t *transportOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&t.buffer, "grpc-buffer", flight.DefaultReadBufferSize, "gRPC read and write buffer size in `bytes` (0: gRPC's default, 32 KiB)")
+	fs.IntVar(&t.window, "grpc-window", 0, "gRPC flow control window of a stream and a connection in `bytes` (0: gRPC's dynamic window)")
+}
+
+func (t *transportOptions) check() error {
+	if t.buffer < 0 {
+		return usagef("-grpc-buffer must be 0 or above")
+	}
+	if t.window != 0 && (t.window < 64<<10 || t.window > 1<<31-1) {
+		return usagef("-grpc-window must be 0 or between 64 KiB and 2 GiB")
+	}
+	return nil
+}
+
+func (t *transportOptions) options() []flight.TransportOption {
+	opts := []flight.TransportOption{flight.WithBufferSizes(t.buffer, t.buffer)}
+	if t.window > 0 {
+		opts = append(opts, flight.WithWindowSizes(int32(t.window), int32(t.window)))
+	}
+	return opts
 }
 
 // descriptorPath splits a PATH argument into descriptor path elements.
@@ -92,7 +127,8 @@ func descriptorPath(s string) ([]string, error) {
 // client and a context that ends after o.timeout; done closes the client
 // and cancels the context.
 func dialFlight(o *flightOptions) (c aflight.Client, ctx context.Context, done func(), err error) {
-	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	opts := append(flight.DialOptions(o.transport.options()...), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, opts...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -107,6 +143,9 @@ func runPut(e *env, args []string) error {
 	}
 	if o.batchRows <= 0 {
 		return usagef("-batch-rows must be above 0")
+	}
+	if o.blockRows < 0 {
+		return usagef("-block-rows must be 0 or above")
 	}
 	path, err := descriptorPath(pos[1])
 	if err != nil {
@@ -126,7 +165,11 @@ func runPut(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := flight.NewWriter(stream, in.Schema(), codec.WithCompression(comp))
+	wopts := []codec.Option{codec.WithCompression(comp)}
+	if o.blockRows > 0 {
+		wopts = append(wopts, codec.WithBlockRows(o.blockRows))
+	}
+	w, err := flight.NewWriter(stream, in.Schema(), wopts...)
 	if err != nil {
 		return err
 	}

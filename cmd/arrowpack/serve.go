@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd] [-grpc-buffer BYTES] [-grpc-window BYTES]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
 under their descriptor path, as arrowpack stream files in DIR (so a restart
@@ -28,6 +28,7 @@ address it listens on and stops cleanly on SIGINT or SIGTERM.
 
 type serveOptions struct {
 	addr, dir, compression string
+	transport              transportOptions
 }
 
 func serveFlags() (*flag.FlagSet, *serveOptions) {
@@ -35,7 +36,8 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "`address` to listen on (port 0: one the system chooses)")
 	fs.StringVar(&o.dir, "dir", "", "`directory` the streams are stored in (required)")
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4 or zstd")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the streams put as Arrow IPC: none, lz4 or zstd (arrowpack blocks are stored as they come)")
+	o.transport.flags(fs)
 	return fs, o
 }
 
@@ -54,6 +56,9 @@ func runServe(e *env, args []string) error {
 	if o.dir == "" {
 		return usagef("-dir is required")
 	}
+	if err := o.transport.check(); err != nil {
+		return err
+	}
 	comp, err := parseCompression(o.compression)
 	if err != nil {
 		return err
@@ -68,7 +73,7 @@ func runServe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(flight.ServerOptions(o.transport.options()...)...)
 	aflight.RegisterFlightServiceServer(srv, store)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
