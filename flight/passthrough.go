@@ -1,7 +1,6 @@
 package flight
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -137,7 +136,9 @@ func (s *Server) openRaw(key string) (*os.File, *codec.RawReader, error) {
 		}
 		return nil, nil, statusOf(err, "arrowpack flight: %s", key)
 	}
-	r, err := codec.NewRawReader(bufio.NewReaderSize(f, 1<<20))
+	// Unbuffered: a block is read straight into the buffer it is sent
+	// from (two reads a block), not copied once more out of a bufio.Reader.
+	r, err := codec.NewRawReader(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s: %v", key, err)
