@@ -33,7 +33,7 @@ func (p *blockPool) get(n int) []byte {
 	if n < minPooled {
 		return alignedBytes(n, n)
 	}
-	k := bits.Len(uint(n - 1)) // 1<<k >= n
+	k := bits.Len(uint(n - 1))                       // 1<<k >= n
 	if k >= len(p.classes) || k >= bits.UintSize-2 { // 1<<k must fit an int
 		return alignedBytes(n, n)
 	}
