@@ -166,6 +166,31 @@ func (s *benchServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 			return err
 		}
 		return w.Close()
+	case "p16", "p16-co", "p256", "p256-co": // small batches, coalesced or not
+		piece := 16
+		if strings.HasPrefix(format, "p256") {
+			piece = 256
+		}
+		opts := []codec.Option{codec.WithCompression(comp)}
+		if strings.HasSuffix(format, "-co") {
+			opts = append(opts, codec.WithBlockRows(benchRows))
+		}
+		aw, err := NewWriter(stream, schema, opts...)
+		if err != nil {
+			return err
+		}
+		for i := range benchPieceBatches {
+			rec := s.recs[i%len(s.recs)]
+			for off := int64(0); off < rec.NumRows(); off += int64(piece) {
+				p := rec.NewSlice(off, min(off+int64(piece), rec.NumRows()))
+				err := aw.Write(p)
+				p.Release()
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return aw.Close()
 	case "arrowpack":
 		aw, err := NewWriter(stream, schema, codec.WithCompression(comp))
 		if err != nil {
@@ -447,6 +472,19 @@ func BenchmarkStoredDoGet(b *testing.B) {
 	})
 }
 
+// BenchmarkCoalescedDoGet measures a DoGet of 10 batches of 8,192 rows sent
+// as pieces of 16 and of 256 rows, by a Writer that sends each piece as a
+// block and by one that coalesces them (codec.WithBlockRows(8192)),
+// interleaved as BenchmarkDoGet.
+func BenchmarkCoalescedDoGet(b *testing.B) {
+	benchRounds(b, []string{"p16", "p16-co", "p256", "p256-co"}, []benchRatio{
+		{"p16-coalesced/p16-rows/s", "p16-co", "p16", benchSpeed},
+		{"p256-coalesced/p256-rows/s", "p256-co", "p256", benchSpeed},
+		{"p16-coalesced/p16-server-CPU", "p16-co", "p16", func(r benchRun) float64 { return r.srvCPU }},
+		{"p16-coalesced/p16-client-CPU", "p16-co", "p16", func(r benchRun) float64 { return r.cliCPU }},
+	}, codec.None, codec.LZ4)
+}
+
 // benchRatio is a ratio of two ways' runs, per round.
 type benchRatio struct {
 	name, num, den string
@@ -457,7 +495,10 @@ func benchSpeed(r benchRun) float64 { return 1 / r.secs }
 
 // benchRounds runs the interleaved rounds of ways per compression and
 // reports them.
-func benchRounds(b *testing.B, allWays []string, ratios []benchRatio) {
+func benchRounds(b *testing.B, allWays []string, ratios []benchRatio, comps ...codec.Compression) {
+	if len(comps) == 0 {
+		comps = []codec.Compression{codec.None, codec.LZ4, codec.Zstd}
+	}
 	addrs := startBenchServer(b)
 	clients := map[string]benchClient{
 		"codec":    dialBench(b, addrs[0]),
@@ -486,7 +527,7 @@ func benchRounds(b *testing.B, allWays []string, ratios []benchRatio) {
 	if *benchWays != "" {
 		ways = strings.Split(*benchWays, ",")
 	}
-	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd} {
+	for _, comp := range comps {
 		b.Run(comp.String(), func(b *testing.B) {
 			runs := map[string][]benchRun{}
 			one := func(v string) benchRun {
@@ -526,7 +567,6 @@ func benchRounds(b *testing.B, allWays []string, ratios []benchRatio) {
 // reportDoGet reports the medians of each way's runs and the ratios, per
 // round, with their ranges.
 func reportDoGet(b *testing.B, ways []string, runs map[string][]benchRun, gb float64, ratios []benchRatio) {
-	rows := float64(benchBatches * benchRows)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "load average %s; %d rounds\n", loadAverage(), *benchRoundsFlag*b.N)
 	fmt.Fprintf(&sb, "%-14s %12s %8s %14s %14s %12s\n", "way", "Mrows/s", "GB/s", "server CPU s/GB", "client CPU s/GB", "wire MB")
@@ -535,6 +575,8 @@ func reportDoGet(b *testing.B, ways []string, runs map[string][]benchRun, gb flo
 		if len(rs) == 0 {
 			continue
 		}
+		rows := float64(benchRowsOf(v))
+		gb := gb * rows / (benchBatches * benchRows)
 		rps := median(each(rs, func(r benchRun) float64 { return rows / r.secs }))
 		gbs := median(each(rs, func(r benchRun) float64 { return gb / r.secs }))
 		srv := median(each(rs, func(r benchRun) float64 { return r.srvCPU / gb }))
@@ -642,7 +684,19 @@ func doGet(ctx context.Context, b *testing.B, c aflight.Client, format string, t
 		b.Fatal(err)
 	}
 	r.Release()
-	if rows != benchBatches*benchRows {
-		b.Fatalf("%d rows, want %d", rows, benchBatches*benchRows)
+	if want := benchRowsOf(format); rows != want {
+		b.Fatalf("%d rows, want %d", rows, want)
 	}
+}
+
+// benchPieceBatches is how many of the benchmark's batches the ways of
+// BenchmarkCoalescedDoGet send, in pieces.
+const benchPieceBatches = 10
+
+// benchRowsOf is the rows a DoGet of a way sends.
+func benchRowsOf(format string) int {
+	if strings.HasPrefix(format, "p") {
+		return benchPieceBatches * benchRows
+	}
+	return benchBatches * benchRows
 }
