@@ -35,8 +35,9 @@ import (
 )
 
 // The DoGet benchmark: a server streams 200 lineitem batches of 8,192 rows
-// over loopback and the client reads every batch, in four ways with the
-// same transport settings (this package's defaults) and compression:
+// over loopback and the client reads every batch, with one compression, in
+// these ways (the first four with this package's default transport
+// settings):
 //
 //   - arrowpack: this package's Writer and Reader, with Codec on both ends;
 //   - arrowpack-std: the same through gRPC's standard protobuf codec;
@@ -44,7 +45,10 @@ import (
 //     codec (arrow-go as it is);
 //   - floor: the same arrowpack blocks, encoded beforehand, sent as bare
 //     FlightData bodies and received without decoding, with Codec: what
-//     the transport alone costs.
+//     the transport alone costs;
+//   - arrowpack-grpc and ipc-grpc: arrowpack and ipc with gRPC's own
+//     transport settings and codec (32 KiB buffers, zeroing buffer pool),
+//     as the flight package and arrow-go's Flight were before.
 //
 // The server runs in a child process (this test binary again), so that the
 // CPU time of each side is its own process's (getrusage), reported per GB
@@ -304,7 +308,7 @@ func benchServerMain() int {
 	var addrs []string
 	var srvs []aflight.Server
 	flag.Parse()
-	for _, opts := range [][]TransportOption{nil, {WithStandardCodec()}} {
+	for _, opts := range [][]TransportOption{nil, {WithStandardCodec()}, grpcDefaults} {
 		srv := aflight.NewServerWithMiddleware(nil, ServerOptions(append(benchTransport(), opts...)...)...)
 		if err := srv.Init("127.0.0.1:0"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -432,7 +436,11 @@ func dialBench(b *testing.B, addr string, opts ...TransportOption) benchClient {
 
 // benchVariants are the ways of the DoGet benchmark, in the order of each
 // round.
-var benchVariants = []string{"arrowpack", "arrowpack-std", "ipc", "floor"}
+var benchVariants = []string{"arrowpack", "arrowpack-std", "ipc", "floor", "arrowpack-grpc", "ipc-grpc"}
+
+// grpcDefaults are gRPC's own transport settings and codec, as arrow-go's
+// Flight has them out of the box: the ways "arrowpack-grpc" and "ipc-grpc".
+var grpcDefaults = []TransportOption{WithStandardCodec(), WithBufferSizes(0, 0), WithZeroingBufferPool()}
 
 // benchRun is one DoGet of one variant.
 type benchRun struct {
@@ -441,8 +449,8 @@ type benchRun struct {
 }
 
 // BenchmarkDoGet measures DoGets of 200 lineitem batches of 8,192 rows,
-// per compression, in the four ways above with the same transport
-// settings, interleaved: each operation is -flight.rounds rounds (7 by
+// per compression, in the ways above (the first four with the same transport
+// settings), interleaved: each operation is -flight.rounds rounds (7 by
 // default) of one DoGet of each way in turn. It reports, per way, the
 // median rows/s, GB/s (of uncompressed arrowpack data), CPU s/GB of server
 // and client and wire bytes, and the median and range of the per-round
@@ -458,6 +466,9 @@ func BenchmarkDoGet(b *testing.B) {
 		{"arrowpack/ipc-client-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.cliCPU }},
 		{"arrowpack/ipc-server-CPU", "arrowpack", "ipc", func(r benchRun) float64 { return r.srvCPU }},
 		{"arrowpack/ipc-wire-bytes", "arrowpack", "ipc", func(r benchRun) float64 { return float64(r.wire) }},
+		{"arrowpack/ipc-grpc-rows/s", "arrowpack", "ipc-grpc", benchSpeed},
+		{"arrowpack/arrowpack-grpc-rows/s", "arrowpack", "arrowpack-grpc", benchSpeed},
+		{"arrowpack/ipc-grpc-client-CPU", "arrowpack", "ipc-grpc", func(r benchRun) float64 { return r.cliCPU }},
 	})
 }
 
@@ -503,6 +514,7 @@ func benchRounds(b *testing.B, allWays []string, ratios []benchRatio, comps ...c
 	clients := map[string]benchClient{
 		"codec":    dialBench(b, addrs[0]),
 		"standard": dialBench(b, addrs[1], WithStandardCodec()),
+		"default":  dialBench(b, addrs[2], grpcDefaults...),
 	}
 	for _, c := range clients {
 		defer c.Close()
@@ -532,10 +544,13 @@ func benchRounds(b *testing.B, allWays []string, ratios []benchRatio, comps ...c
 			runs := map[string][]benchRun{}
 			one := func(v string) benchRun {
 				c := clients["codec"]
-				if v == "arrowpack-std" || v == "ipc" {
+				switch {
+				case v == "arrowpack-std" || v == "ipc":
 					c = clients["standard"]
+				case strings.HasSuffix(v, "-grpc"):
+					c = clients["default"]
 				}
-				format := strings.TrimSuffix(v, "-std")
+				format := strings.TrimSuffix(strings.TrimSuffix(v, "-std"), "-grpc")
 				ticket := &aflight.Ticket{Ticket: []byte(format + "/" + comp.String())}
 				ctx := context.Background()
 				if format == "stored" {
