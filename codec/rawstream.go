@@ -54,7 +54,8 @@ func NewRawReader(r io.Reader, opts ...Option) (*RawReader, error) {
 func (r *RawReader) Schema() *arrow.Schema { return r.rd.schema }
 
 // Next reads the next block, into dst when its capacity is enough and into
-// a new slice otherwise. At the clean end of the input it returns io.EOF;
+// new memory otherwise (allocated as the bytes arrive, as a Reader does, not
+// from the length the frame claims). At the clean end of the input it returns io.EOF;
 // a malformed frame, a truncated stream or a read error end the reading
 // with an error (wrapping ErrCorrupt for the first two) that every later
 // call returns. The block's bytes are not checked.
@@ -112,12 +113,17 @@ func (r *RawReader) frame(dst []byte) (RawBlock, error) {
 	if n < headerSize || n%8 != 0 || n > uint64(rd.cfg.maxBlock)+headerSize {
 		return RawBlock{}, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, rd.cfg.maxBlock+headerSize)
 	}
-	buf := dst[:0]
-	if uint64(cap(dst)) < n {
-		buf = make([]byte, n)
+	if uint64(cap(dst)) >= n {
+		buf := dst[:n]
+		if err := rd.readFull(buf, "block"); err != nil {
+			return RawBlock{}, err
+		}
+		return RawBlock{Bytes: buf, CRC: binary.LittleEndian.Uint32(fh[8:])}, nil
 	}
-	buf = buf[:n]
-	if err := rd.readFull(buf, "block"); err != nil {
+	// Into new memory as the bytes arrive, as a Reader reads a block, not
+	// sized from the length the frame claims.
+	buf, err := rd.readGrowing(int(n), "block", func(k int) []byte { return make([]byte, k) }, nil)
+	if err != nil {
 		return RawBlock{}, err
 	}
 	return RawBlock{Bytes: buf, CRC: binary.LittleEndian.Uint32(fh[8:])}, nil

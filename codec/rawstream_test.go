@@ -172,3 +172,36 @@ func TestRawWriterRefuses(t *testing.T) {
 	// What it wrote is an empty stream a Reader reads.
 	readStream(t, out.Bytes(), nil)
 }
+
+// A frame that claims far more than the stream holds costs what arrives,
+// not what it claims.
+func TestRawStreamClaimedLength(t *testing.T) {
+	_, schema, recs := seededBatches(t, 80, 2, 1, 1)
+	data := writeStream(t, schema, recs)
+	r0, err := NewRawReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := r0.Next(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := len(data) - r0.rd.r.(*bytes.Reader).Len() - len(first.Bytes) - frameHeaderSize
+	d := bytes.Clone(data[:frame+frameHeaderSize+len(first.Bytes)]) // cut after the first block
+	binary.LittleEndian.PutUint64(d[frame:], 200<<20)               // which claims 200 MiB
+	var rerr error
+	n := allocated(func() {
+		r, err := NewRawReader(bytes.NewReader(d))
+		if err != nil {
+			rerr = err
+			return
+		}
+		_, rerr = r.Next(nil)
+	})
+	if !errors.Is(rerr, ErrCorrupt) {
+		t.Fatalf("%v, want ErrCorrupt", rerr)
+	}
+	if n > 1<<20 {
+		t.Fatalf("%d bytes allocated for a %d-byte stream", n, len(d))
+	}
+}
