@@ -28,6 +28,21 @@ func readRaw(t *testing.T, data []byte) (*RawReader, []RawBlock, error) {
 	}
 }
 
+// firstFrame returns the offset of the first frame of a stream and its
+// block.
+func firstFrame(t *testing.T, data []byte) (int, RawBlock) {
+	t.Helper()
+	r, err := NewRawReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.Next(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(data) - r.rd.r.(*bytes.Reader).Len() - len(first.Bytes) - frameHeaderSize, first
+}
+
 // A stream read as raw blocks and written back with a RawWriter is the
 // same bytes, and each raw block decodes to the batch written.
 func TestRawStreamRoundTrip(t *testing.T) {
@@ -108,15 +123,7 @@ func TestRawStreamConcatenatedAndInto(t *testing.T) {
 func TestRawStreamCorrupt(t *testing.T) {
 	_, schema, recs := seededBatches(t, 78, 3, 2, 2)
 	data := writeStream(t, schema, recs)
-	r0, err := NewRawReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := r0.Next(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame := len(data) - int(r0.rd.r.(*bytes.Reader).Len()) - len(first.Bytes) - frameHeaderSize // offset of the first frame
+	frame, first := firstFrame(t, data)
 	set := func(off int, v uint64) []byte {
 		d := bytes.Clone(data)
 		binary.LittleEndian.PutUint64(d[off:], v)
@@ -178,15 +185,7 @@ func TestRawWriterRefuses(t *testing.T) {
 func TestRawStreamClaimedLength(t *testing.T) {
 	_, schema, recs := seededBatches(t, 80, 2, 1, 1)
 	data := writeStream(t, schema, recs)
-	r0, err := NewRawReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := r0.Next(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame := len(data) - r0.rd.r.(*bytes.Reader).Len() - len(first.Bytes) - frameHeaderSize
+	frame, first := firstFrame(t, data)
 	d := bytes.Clone(data[:frame+frameHeaderSize+len(first.Bytes)]) // cut after the first block
 	binary.LittleEndian.PutUint64(d[frame:], 200<<20)               // which claims 200 MiB
 	var rerr error
