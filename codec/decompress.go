@@ -52,7 +52,7 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 			return err
 		}
 		codec, n := Compression(desc&0xff), desc>>8
-		if codec > MinLZ {
+		if codec > maxCodec {
 			return fmt.Errorf("%w: %w: section %d has codec %d, unknown to this version of arrowpack", ErrUnsupported, ErrCorrupt, i, codec)
 		}
 		if n == 0 || n > uint64(raw-at) {
@@ -182,6 +182,12 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
+	case codecBitpack:
+		return decodeBitpack(raw, src)
+	case codecALP:
+		return decodeALP(raw, src)
+	case codecFSST:
+		return decodeFSST(raw, src)
 	case MinLZ:
 		// A MinLZ block states its decoded length; Decode also takes
 		// Snappy and S2 blocks, which are not MinLZ sections.

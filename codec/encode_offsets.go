@@ -93,8 +93,10 @@ func oneOffsets[T int32 | int64](segs []seg) []T {
 
 // binaryNode writes the offsets and the data bytes of segs of a binary or
 // string array.
-func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) {
+func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
+	c.w.next = intHint(p, int(unsafe.Sizeof(T(0))))
 	total := offsetsNode(c, k, segs, n, oneOffsets[T](segs))
+	c.w.next = p.hint
 	dst := c.w.reserve(total)
 	at := 0
 	for si := range segs {

@@ -206,10 +206,11 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
 	w := newWriter(*sp, 0)
-	w.xf, w.marking, w.marks = xf, true, ss.marks[:0]
+	w.xf, w.marking, w.marks, w.hints = xf, true, ss.marks[:0], ss.hints[:0]
 	raw := e.writeBlock(c, w, k, rows)
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
+	ss.hints, c.w.hints = c.w.hints, nil
 	size := len(raw)
 	body := raw[headerSize:]
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)

@@ -47,8 +47,10 @@ type fsstTable struct {
 	short [1 << 16]uint16
 	// single maps a byte to its 1-byte symbol's code, or the escape.
 	single [256]uint16
-	// ratio is the encoded size over the raw size on the training sample.
+	// ratio is the codes' size over the raw size on the training sample;
+	// size the bytes the table takes in a section.
 	ratio float64
+	size  int
 }
 
 type fsstEntry struct {
@@ -299,10 +301,11 @@ func trainFSST(data []byte) *fsstTable {
 	}
 	if len(s) > 0 {
 		enc := t.encode(make([]byte, 0, 2*len(s)+8), s)
-		t.ratio = float64(len(enc)+fsstTableSize(t)) / float64(len(s))
+		t.ratio = float64(len(enc)) / float64(len(s))
 	} else {
 		t.ratio = 1
 	}
+	t.size = fsstTableSize(t)
 	return t
 }
 
@@ -370,7 +373,7 @@ func (fc *fsstColumn) tableFor(data []byte) *fsstTable {
 }
 
 // observe records how well t, the column's table, did on a block: the
-// encoded size over the raw size. A ratio past fsstDrift times the
+// codes' size over the raw size. A ratio past fsstDrift times the
 // training ratio makes the next block retrain.
 func (fc *fsstColumn) observe(t *fsstTable, ratio float64) {
 	fc.mu.Lock()

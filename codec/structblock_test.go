@@ -108,7 +108,7 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 			h.flags = flagLengths
 		} else {
 			b.markBad("unknown compression")
-			h.compression = MinLZ + 1
+			h.compression = Light + 1
 		}
 	}
 	out.block = make([]byte, headerSize+len(stored))
@@ -201,7 +201,7 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 	}
 	if h == 10 {
 		b.markBad("a section codec no version knows")
-		chunks[victim].codec = MinLZ + 1
+		chunks[victim].codec = maxCodec + 1
 	}
 	return chunkTable(count, chunks, h == 8), declared
 }
