@@ -192,6 +192,7 @@ type sectionScratch struct {
 	secs  []section // the sections
 	split []section // room for the sections split for concurrency
 	hints []bufHint // what the buffer at each mark holds (Light)
+	xf    flags     // the transforms the body went through
 	out   []byte    // the compressed sections' bytes
 	words []uint64  // room for the lightweight codecs' choices
 	hist  [256]uint32

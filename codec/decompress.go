@@ -65,6 +65,9 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 		if codec == None && len(src) != int(n) {
 			return corruptf("raw section %d of %d bytes stores %d", i, n, len(src))
 		}
+		if codec > MinLZ && n > lightMaxRaw(codec, len(src)) {
+			return corruptf("section %d of codec %d stores %d bytes and declares %d raw bytes, more than it can decode to", i, codec, len(src), n)
+		}
 		if err := fn(sectionIn{at: at, raw: int(n), codec: codec, src: src}); err != nil {
 			return fmt.Errorf("section %d: %w", i, err)
 		}

@@ -30,7 +30,7 @@ func decodeALP(raw, src []byte) error {
 	if b > 8*w || w == 4 && base > math.MaxUint32 {
 		return corruptf("alp section of %d-byte values packed in %d bits from %#x", w, b, base)
 	}
-	if n*uint64(w) > uint64(len(raw)) || x > n {
+	if n*uint64(w) > uint64(len(raw)) || x > n || n > lightMaxValues {
 		return corruptf("alp section of %d values of %d bytes and %d exceptions holds %d bytes", n, w, x, len(raw))
 	}
 	vals := int(n) * w

@@ -26,7 +26,7 @@ func decodeBitpack(raw, src []byte) error {
 	if b > min(8*w, 64) {
 		return corruptf("bit-packed section of %d-bit values packed in %d bits", 8*w, b)
 	}
-	if n*uint64(w) > uint64(len(raw)) {
+	if n*uint64(w) > uint64(len(raw)) || n > lightMaxValues {
 		return corruptf("bit-packed section of %d values of %d bytes holds %d bytes", n, w, len(raw))
 	}
 	if mode == modeFOR && first != 0 {

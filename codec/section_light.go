@@ -11,6 +11,28 @@ const (
 	maxCodec                 = codecFSST
 )
 
+// lightMaxValues is the most values a bit-packing or ALP section holds: a
+// longer buffer is cut into several sections. It bounds what a section's
+// few header bytes can make a decoder write (lightMaxRaw).
+const lightMaxValues = 1 << 20
+
+// lightMaxRaw returns the most raw bytes a lightweight section of codec c
+// can decode to from s stored bytes: bit-packing at most lightMaxValues
+// values of 16 bytes (width 0 packs them in no bytes) and a tail no longer
+// than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
+// code makes at most a symbol of 8 bytes, the tail one byte a byte).
+func lightMaxRaw(c Compression, s int) uint64 {
+	switch c {
+	case codecBitpack:
+		return 16*lightMaxValues + uint64(s)
+	case codecALP:
+		return 8*lightMaxValues + uint64(s)
+	case codecFSST:
+		return 8 * uint64(s)
+	}
+	return uint64(s)
+}
+
 // minLight is the smallest buffer, in bytes, a lightweight codec is tried
 // on: below it the section's header and descriptor cost more than packing
 // saves.
@@ -36,7 +58,7 @@ type lightScratch struct {
 	words []uint64
 }
 
-// planLight cuts body (of at least minDecide bytes) at the marks and hints the writer noted and picks
+// planLight cuts body at the marks and hints the writer noted and picks
 // each piece's codec: a piece starts at every buffer a lightweight codec
 // may take and wherever the pieces before reach minPiece bytes; a piece
 // that starts with such a buffer gets the lightweight codec its hint names
@@ -46,11 +68,13 @@ type lightScratch struct {
 // LZ4 or raw pieces form one section.
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
-	if len(body) < minDecide && c.minSavings < 1 {
-		// A small body is one LZ4 section, as with LZ4: its buffers are
-		// too short for packing to pay for the sections' headers, and
-		// LZ4 finds matches across them (lineitem-64: 3.2 KB with LZ4,
-		// 4.2 KB cut into lightweight sections).
+	if ss.xf&flagTranspose != 0 {
+		// A small body (the encoder's guess of its size under
+		// minDecide) is transposed and one LZ4 section, as with LZ4:
+		// its buffers are too short for packing to pay for the
+		// sections' headers, and LZ4 finds matches across them
+		// (lineitem-64: 3.2 KB with LZ4, 4.2 KB cut into lightweight
+		// sections).
 		return append(secs, section{n: len(body), codec: LZ4})
 	}
 	add := func(s section) {
@@ -62,8 +86,16 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	}
 	start, startHint := 0, bufHint{}
 	cut := func(end int) {
+		h := startHint
+		if h.kind == hInt || h.kind == hFloat {
+			// Whole sections of lightMaxValues values first.
+			for max := lightMaxValues * int(h.width); h.n > max; h.n -= max {
+				add(c.choose(ss, body, start, start+max, bufHint{kind: h.kind, width: h.width, n: max, col: h.col}))
+				start += max
+			}
+		}
 		if end > start {
-			add(c.choose(ss, body, start, end, startHint))
+			add(c.choose(ss, body, start, end, h))
 		}
 	}
 	for i, m := range ss.marks {
