@@ -106,6 +106,16 @@ func kernelCases() []*kcase {
 		maxCase("max64", func(im *impl) func([]uint64) uint64 { return im.max64 }),
 		copyBitsAtCase(),
 		byteHistogramCase(),
+		packCase("pack32", func(im *impl) func([]byte, []uint32, uint32, int) { return im.pack32 }),
+		packCase("pack64", func(im *impl) func([]byte, []uint64, uint64, int) { return im.pack64 }),
+		unpackCase("unpack32", func(im *impl) func([]uint32, []byte, uint32, int) { return im.unpack32 }),
+		unpackCase("unpack64", func(im *impl) func([]uint64, []byte, uint64, int) { return im.unpack64 }),
+		minmaxCase("minmax32", func(im *impl) func([]uint32) (uint32, uint32) { return im.minmax32 }),
+		minmaxCase("minmax64", func(im *impl) func([]uint64) (uint64, uint64) { return im.minmax64 }),
+		minmaxCase("minmaxInt32", func(im *impl) func([]int32) (int32, int32) { return im.minmaxInt32 }),
+		minmaxCase("minmaxInt64", func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 }),
+		alp64Case(),
+		alp32Case(),
 	}
 }
 

@@ -28,6 +28,16 @@ var vectorImpl = impl{
 	max16:           maxVector(max16Vec),
 	max32:           maxVector(max32Vec),
 	max64:           maxVector(max64Vec),
+	pack32:          packGeneric[uint32],
+	pack64:          packGeneric[uint64],
+	unpack32:        unpackGeneric[uint32],
+	unpack64:        unpackGeneric[uint64],
+	minmax32:        minmaxGeneric[uint32],
+	minmax64:        minmaxGeneric[uint64],
+	minmaxInt32:     minmaxGeneric[int32],
+	minmaxInt64:     minmaxGeneric[int64],
+	alp64:           alpGeneric64,
+	alp32:           alpGeneric32,
 }
 
 func init() {
