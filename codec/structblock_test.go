@@ -31,7 +31,10 @@ func (bb *builtBlock) canonical() bool { return len(bb.bad) == 0 && len(bb.odd) 
 
 // buildBlock builds a block of schema (whose plans are plans) from c.
 func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
-	comp := Compression(c.intn(3))
+	comp := Compression(c.intn(4))
+	if comp == 3 {
+		comp = Light // sections of the lightweight codecs (section_light_struct_test.go)
+	}
 	var xf flags
 	if comp != None {
 		xf = flags(c.intn(4)) // any mix of the transforms is a valid block
@@ -164,6 +167,10 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 			if len(part) != chunks[i].r {
 				b.markBad("raw section of %d bytes declaring %d", len(part), chunks[i].r)
 			}
+			continue
+		}
+		if comp == Light {
+			chunks[i].codec, chunks[i].z = b.lightChunk(part)
 			continue
 		}
 		chunks[i].z = compressForTest(comp, part)
