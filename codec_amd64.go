@@ -196,3 +196,39 @@ func max64Vec(x []uint64) (m uint64, n int)
 //
 //go:noescape
 func histogramVec(counts *[256]uint32, src []byte) int
+
+// pack32Vec packs the n = len(src) rounded down to a multiple of 256 values
+// of src, minus base, into whole blocks of width bits (1 <= width <=
+// 32) at the start of dst, and returns n. The caller guarantees
+// len(dst) >= n/256*32*width. It reads and writes nothing past those
+// bytes and src[n].
+//
+//go:noescape
+func pack32Vec(dst []byte, src []uint32, base uint32, width int) int
+
+// pack64Vec packs the n = len(src) rounded down to a multiple of 256 values
+// of src, minus base, into whole blocks of width bits (1 <= width <=
+// 64) at the start of dst, and returns n. The caller guarantees
+// len(dst) >= n/256*32*width. It reads and writes nothing past those
+// bytes and src[n].
+//
+//go:noescape
+func pack64Vec(dst []byte, src []uint64, base uint64, width int) int
+
+// unpack32Vec unpacks the n = len(dst) rounded down to a multiple of 256
+// values of the whole blocks of width bits (0 <= width <= 32) at the
+// start of src into dst, adding base, and returns n. The caller
+// guarantees len(src) >= n/256*32*width. It reads and writes nothing
+// past those bytes and dst[n].
+//
+//go:noescape
+func unpack32Vec(dst []uint32, src []byte, base uint32, width int) int
+
+// unpack64Vec unpacks the n = len(dst) rounded down to a multiple of 256
+// values of the whole blocks of width bits (0 <= width <= 64) at the
+// start of src into dst, adding base, and returns n. The caller
+// guarantees len(src) >= n/256*32*width. It reads and writes nothing
+// past those bytes and dst[n].
+//
+//go:noescape
+func unpack64Vec(dst []uint64, src []byte, base uint64, width int) int

@@ -52,6 +52,10 @@ func main() {
 	maxUint(max32)
 	maxUint(max64)
 	histogram()
+	bitPack(pack32)
+	bitPack(pack64)
+	bitUnpack(pack32)
+	bitUnpack(pack64)
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())
