@@ -61109,3 +61109,324 @@ unpack64Vec_done:
 	MOVQ AX, ret+64(FP)
 	VZEROUPPER
 	RET
+
+// func alp64Vec(dst []float64, src []int64, f float64, e float64) int
+// Requires: AVX, AVX2
+TEXT ·alp64Vec(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	ANDQ         $-4, DX
+	VBROADCASTSD f+48(FP), Y0
+	VBROADCASTSD e+56(FP), Y1
+	MOVQ         $0x4338000000000000, BX
+	VMOVQ        BX, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         $0x0008000000000000, BX
+	VMOVQ        BX, X3
+	VPBROADCASTQ X3, Y3
+	XORQ         BX, BX
+
+alp64Vec_loop:
+	CMPQ    BX, DX
+	JAE     alp64Vec_done
+	VMOVDQU (CX)(BX*8), Y4
+	VPADDQ  Y3, Y4, Y5
+	VPSRLQ  $0x34, Y5, Y5
+	VPTEST  Y5, Y5
+	JNZ     alp64Vec_done
+	VPADDQ  Y2, Y4, Y4
+	VSUBPD  Y2, Y4, Y4
+	VMULPD  Y0, Y4, Y4
+	VMULPD  Y1, Y4, Y4
+	VMOVUPD Y4, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	JMP     alp64Vec_loop
+
+alp64Vec_done:
+	MOVQ BX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func alp32Vec(dst []float32, src []int32, f float32, e float32) int
+// Requires: AVX
+TEXT ·alp32Vec(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	ANDQ         $-8, DX
+	VBROADCASTSS f+48(FP), Y0
+	VBROADCASTSS e+52(FP), Y1
+	XORQ         BX, BX
+
+alp32Vec_loop:
+	CMPQ      BX, DX
+	JAE       alp32Vec_done
+	VCVTDQ2PS (CX)(BX*4), Y2
+	VMULPS    Y0, Y2, Y2
+	VMULPS    Y1, Y2, Y2
+	VMOVUPS   Y2, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       alp32Vec_loop
+
+alp32Vec_done:
+	MOVQ DX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func minmaxU32Vec(x []uint32) (lo uint32, hi uint32, n int)
+// Requires: AVX, AVX2
+TEXT ·minmaxU32Vec(SB), NOSPLIT, $0-40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	ANDQ    $-16, CX
+	JZ      minmaxU32Vec_done
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQA Y0, Y2
+	VMOVDQA Y1, Y3
+	MOVQ    $0x00000010, DX
+
+minmaxU32Vec_loop:
+	CMPQ    DX, CX
+	JAE     minmaxU32Vec_fold
+	VMOVDQU (AX)(DX*4), Y4
+	VPMINUD Y4, Y0, Y0
+	VPMAXUD Y4, Y2, Y2
+	VMOVDQU 32(AX)(DX*4), Y4
+	VPMINUD Y4, Y1, Y1
+	VPMAXUD Y4, Y3, Y3
+	ADDQ    $0x00000010, DX
+	JMP     minmaxU32Vec_loop
+
+minmaxU32Vec_fold:
+	VPMINUD      Y1, Y0, Y0
+	VPMAXUD      Y1, Y2, Y2
+	VPMINUD      Y3, Y0, Y0
+	VPMAXUD      Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y0, X1
+	VEXTRACTI128 $0x01, Y2, X3
+	VPMINUD      X1, X0, X0
+	VPMAXUD      X1, X2, X2
+	VPMINUD      X3, X0, X0
+	VPMAXUD      X3, X2, X2
+	VPSHUFD      $0x4e, X0, X1
+	VPSHUFD      $0x4e, X2, X3
+	VPMINUD      X1, X0, X0
+	VPMAXUD      X1, X2, X2
+	VPMINUD      X3, X0, X0
+	VPMAXUD      X3, X2, X2
+	VPSHUFD      $0xb1, X0, X1
+	VPSHUFD      $0xb1, X2, X3
+	VPMINUD      X1, X0, X0
+	VPMAXUD      X1, X2, X2
+	VPMINUD      X3, X0, X0
+	VPMAXUD      X3, X2, X2
+	VMOVD        X0, AX
+	MOVL         AX, lo+24(FP)
+	VMOVD        X2, AX
+	MOVL         AX, hi+28(FP)
+
+minmaxU32Vec_done:
+	MOVQ CX, n+32(FP)
+	VZEROUPPER
+	RET
+
+// func minmaxI32Vec(x []int32) (lo int32, hi int32, n int)
+// Requires: AVX, AVX2
+TEXT ·minmaxI32Vec(SB), NOSPLIT, $0-40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	ANDQ    $-16, CX
+	JZ      minmaxI32Vec_done
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQA Y0, Y2
+	VMOVDQA Y1, Y3
+	MOVQ    $0x00000010, DX
+
+minmaxI32Vec_loop:
+	CMPQ    DX, CX
+	JAE     minmaxI32Vec_fold
+	VMOVDQU (AX)(DX*4), Y4
+	VPMINSD Y4, Y0, Y0
+	VPMAXSD Y4, Y2, Y2
+	VMOVDQU 32(AX)(DX*4), Y4
+	VPMINSD Y4, Y1, Y1
+	VPMAXSD Y4, Y3, Y3
+	ADDQ    $0x00000010, DX
+	JMP     minmaxI32Vec_loop
+
+minmaxI32Vec_fold:
+	VPMINSD      Y1, Y0, Y0
+	VPMAXSD      Y1, Y2, Y2
+	VPMINSD      Y3, Y0, Y0
+	VPMAXSD      Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y0, X1
+	VEXTRACTI128 $0x01, Y2, X3
+	VPMINSD      X1, X0, X0
+	VPMAXSD      X1, X2, X2
+	VPMINSD      X3, X0, X0
+	VPMAXSD      X3, X2, X2
+	VPSHUFD      $0x4e, X0, X1
+	VPSHUFD      $0x4e, X2, X3
+	VPMINSD      X1, X0, X0
+	VPMAXSD      X1, X2, X2
+	VPMINSD      X3, X0, X0
+	VPMAXSD      X3, X2, X2
+	VPSHUFD      $0xb1, X0, X1
+	VPSHUFD      $0xb1, X2, X3
+	VPMINSD      X1, X0, X0
+	VPMAXSD      X1, X2, X2
+	VPMINSD      X3, X0, X0
+	VPMAXSD      X3, X2, X2
+	VMOVD        X0, AX
+	MOVL         AX, lo+24(FP)
+	VMOVD        X2, AX
+	MOVL         AX, hi+28(FP)
+
+minmaxI32Vec_done:
+	MOVQ CX, n+32(FP)
+	VZEROUPPER
+	RET
+
+// func minmaxU64Vec(x []uint64) (lo uint64, hi uint64, n int)
+// Requires: AVX, AVX2
+TEXT ·minmaxU64Vec(SB), NOSPLIT, $0-48
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	ANDQ         $-8, CX
+	JZ           minmaxU64Vec_done
+	MOVQ         $0x8000000000000000, DX
+	VMOVQ        DX, X0
+	VPBROADCASTQ X0, Y0
+	VPXOR        (AX), Y0, Y1
+	VPXOR        32(AX), Y0, Y2
+	VMOVDQA      Y1, Y3
+	VMOVDQA      Y2, Y4
+	MOVQ         $0x00000008, DX
+
+minmaxU64Vec_loop:
+	CMPQ      DX, CX
+	JAE       minmaxU64Vec_fold
+	VPXOR     (AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y5, Y1, Y6
+	VPBLENDVB Y6, Y5, Y1, Y1
+	VPCMPGTQ  Y3, Y5, Y6
+	VPBLENDVB Y6, Y5, Y3, Y3
+	VPXOR     32(AX)(DX*8), Y0, Y5
+	VPCMPGTQ  Y5, Y2, Y6
+	VPBLENDVB Y6, Y5, Y2, Y2
+	VPCMPGTQ  Y4, Y5, Y6
+	VPBLENDVB Y6, Y5, Y4, Y4
+	ADDQ      $0x00000008, DX
+	JMP       minmaxU64Vec_loop
+
+minmaxU64Vec_fold:
+	VPCMPGTQ     Y2, Y1, Y5
+	VPBLENDVB    Y5, Y2, Y1, Y1
+	VPCMPGTQ     Y3, Y2, Y5
+	VPBLENDVB    Y5, Y2, Y3, Y3
+	VPCMPGTQ     Y4, Y1, Y2
+	VPBLENDVB    Y2, Y4, Y1, Y1
+	VPCMPGTQ     Y3, Y4, Y2
+	VPBLENDVB    Y2, Y4, Y3, Y3
+	VEXTRACTI128 $0x01, Y1, X2
+	VEXTRACTI128 $0x01, Y3, X4
+	VPCMPGTQ     X2, X1, X5
+	VPBLENDVB    X5, X2, X1, X1
+	VPCMPGTQ     X3, X2, X5
+	VPBLENDVB    X5, X2, X3, X3
+	VPCMPGTQ     X4, X1, X2
+	VPBLENDVB    X2, X4, X1, X1
+	VPCMPGTQ     X3, X4, X2
+	VPBLENDVB    X2, X4, X3, X3
+	VPSHUFD      $0x4e, X1, X2
+	VPSHUFD      $0x4e, X3, X4
+	VPCMPGTQ     X2, X1, X5
+	VPBLENDVB    X5, X2, X1, X1
+	VPCMPGTQ     X3, X2, X5
+	VPBLENDVB    X5, X2, X3, X3
+	VPCMPGTQ     X4, X1, X2
+	VPBLENDVB    X2, X4, X1, X1
+	VPCMPGTQ     X3, X4, X2
+	VPBLENDVB    X2, X4, X3, X3
+	VPXOR        X0, X1, X1
+	VPXOR        X0, X3, X3
+	VMOVQ        X1, AX
+	MOVQ         AX, lo+24(FP)
+	VMOVQ        X3, AX
+	MOVQ         AX, hi+32(FP)
+
+minmaxU64Vec_done:
+	MOVQ CX, n+40(FP)
+	VZEROUPPER
+	RET
+
+// func minmaxI64Vec(x []int64) (lo int64, hi int64, n int)
+// Requires: AVX, AVX2
+TEXT ·minmaxI64Vec(SB), NOSPLIT, $0-48
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	ANDQ    $-8, CX
+	JZ      minmaxI64Vec_done
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQA Y0, Y2
+	VMOVDQA Y1, Y3
+	MOVQ    $0x00000008, DX
+
+minmaxI64Vec_loop:
+	CMPQ      DX, CX
+	JAE       minmaxI64Vec_fold
+	VMOVDQU   (AX)(DX*8), Y4
+	VPCMPGTQ  Y4, Y0, Y5
+	VPBLENDVB Y5, Y4, Y0, Y0
+	VPCMPGTQ  Y2, Y4, Y5
+	VPBLENDVB Y5, Y4, Y2, Y2
+	VMOVDQU   32(AX)(DX*8), Y4
+	VPCMPGTQ  Y4, Y1, Y5
+	VPBLENDVB Y5, Y4, Y1, Y1
+	VPCMPGTQ  Y3, Y4, Y5
+	VPBLENDVB Y5, Y4, Y3, Y3
+	ADDQ      $0x00000008, DX
+	JMP       minmaxI64Vec_loop
+
+minmaxI64Vec_fold:
+	VPCMPGTQ     Y1, Y0, Y4
+	VPBLENDVB    Y4, Y1, Y0, Y0
+	VPCMPGTQ     Y2, Y1, Y4
+	VPBLENDVB    Y4, Y1, Y2, Y2
+	VPCMPGTQ     Y3, Y0, Y1
+	VPBLENDVB    Y1, Y3, Y0, Y0
+	VPCMPGTQ     Y2, Y3, Y1
+	VPBLENDVB    Y1, Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y0, X1
+	VEXTRACTI128 $0x01, Y2, X3
+	VPCMPGTQ     X1, X0, X4
+	VPBLENDVB    X4, X1, X0, X0
+	VPCMPGTQ     X2, X1, X4
+	VPBLENDVB    X4, X1, X2, X2
+	VPCMPGTQ     X3, X0, X1
+	VPBLENDVB    X1, X3, X0, X0
+	VPCMPGTQ     X2, X3, X1
+	VPBLENDVB    X1, X3, X2, X2
+	VPSHUFD      $0x4e, X0, X1
+	VPSHUFD      $0x4e, X2, X3
+	VPCMPGTQ     X1, X0, X4
+	VPBLENDVB    X4, X1, X0, X0
+	VPCMPGTQ     X2, X1, X4
+	VPBLENDVB    X4, X1, X2, X2
+	VPCMPGTQ     X3, X0, X1
+	VPBLENDVB    X1, X3, X0, X0
+	VPCMPGTQ     X2, X3, X1
+	VPBLENDVB    X1, X3, X2, X2
+	VMOVQ        X0, AX
+	MOVQ         AX, lo+24(FP)
+	VMOVQ        X2, AX
+	MOVQ         AX, hi+32(FP)
+
+minmaxI64Vec_done:
+	MOVQ CX, n+40(FP)
+	VZEROUPPER
+	RET

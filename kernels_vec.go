@@ -32,12 +32,12 @@ var vectorImpl = impl{
 	pack64:          packVector(pack64Vec),
 	unpack32:        unpackVector(unpack32Vec),
 	unpack64:        unpackVector(unpack64Vec),
-	minmax32:        minmaxGeneric[uint32],
-	minmax64:        minmaxGeneric[uint64],
-	minmaxInt32:     minmaxGeneric[int32],
-	minmaxInt64:     minmaxGeneric[int64],
-	alp64:           alpGeneric64,
-	alp32:           alpGeneric32,
+	minmax32:        minmaxVector(minmaxU32Vec),
+	minmax64:        minmaxVector(minmaxU64Vec),
+	minmaxInt32:     minmaxVector(minmaxI32Vec),
+	minmaxInt64:     minmaxVector(minmaxI64Vec),
+	alp64:           alp64Vector,
+	alp32:           alp32Vector,
 }
 
 func init() {

@@ -56,6 +56,12 @@ func main() {
 	bitPack(pack64)
 	bitUnpack(pack32)
 	bitUnpack(pack64)
+	alp64()
+	alp32()
+	minmax(minmaxU32)
+	minmax(minmaxI32)
+	minmax(minmaxU64)
+	minmax(minmaxI64)
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())
