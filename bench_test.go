@@ -310,3 +310,60 @@ func BenchmarkMaxUint32(b *testing.B) {
 func BenchmarkMaxUint64(b *testing.B) {
 	benchMax(b, func(im *impl) func([]uint64) uint64 { return im.max64 }, 8)
 }
+
+// The bit-packing benchmarks run every width on 64Ki values (n=64Ki, the
+// values fit L2 as the codec's blocks do), named
+// Benchmark<Kernel>/w=<width>/impl=<path>; b.SetBytes is the unpacked
+// bytes (4 or 8 per value) for packing and unpacking alike, so MB/s is
+// values per second times the value size at every width. For the ratio of
+// the paths per width: benchstat -col /impl bench.txt
+func benchPack[T word](b *testing.B, unpack bool) {
+	const n = 1 << 16
+	bits := wordBits[T]()
+	r := rand.New(rand.NewPCG(7, uint64(bits)))
+	for w := 0; w <= bits; w++ {
+		src := make([]T, n)
+		for i := range src {
+			src[i] = T(r.Uint64())&lowMask[T](w) + 1000
+		}
+		packed := make([]byte, PackedLen(n, w))
+		packGeneric(packed, src, 1000, w)
+		dst := make([]T, n)
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("w=%d/impl=%s", w, im.name), func(b *testing.B) {
+				b.SetBytes(int64(bits / 8 * n))
+				for b.Loop() {
+					if unpack {
+						unpackWith(im, dst, packed, 1000, w)
+					} else {
+						packWith(im, packed, src, 1000, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// packWith and unpackWith call im's kernel for T.
+func packWith[T word](im *impl, dst []byte, src []T, base T, w int) {
+	switch s := any(src).(type) {
+	case []uint32:
+		im.pack32(dst, s, uint32(base), w)
+	case []uint64:
+		im.pack64(dst, s, uint64(base), w)
+	}
+}
+
+func unpackWith[T word](im *impl, dst []T, src []byte, base T, w int) {
+	switch d := any(dst).(type) {
+	case []uint32:
+		im.unpack32(d, src, uint32(base), w)
+	case []uint64:
+		im.unpack64(d, src, uint64(base), w)
+	}
+}
+
+func BenchmarkBitPack32(b *testing.B)   { benchPack[uint32](b, false) }
+func BenchmarkBitPack64(b *testing.B)   { benchPack[uint64](b, false) }
+func BenchmarkBitUnpack32(b *testing.B) { benchPack[uint32](b, true) }
+func BenchmarkBitUnpack64(b *testing.B) { benchPack[uint64](b, true) }

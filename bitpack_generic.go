@@ -102,26 +102,57 @@ func packBlockGeneric[T word](dst []byte, src []T, base T, width int) {
 	}
 }
 
-// unpackBlockGeneric unpacks 256 values from the 32*width bytes of src.
+// unpackBlockGeneric unpacks 256 values from the 32*width bytes of src,
+// a lane at a time through a 64-bit buffer holding nb unread bits (for
+// 64-bit values, unpackBlock64 does the same with the straddling values
+// taken from two words).
 func unpackBlockGeneric[T word](dst []T, src []byte, base T, width int) {
-	bits := wordBits[T]()
-	lanes := packBlock / bits
-	mask := lowMask[T](width)
-	for l := range lanes {
-		cur := loadWord[T](src, l)
-		nb, j := 0, 0 // nb bits of word j used
-		for k := range bits {
+	if wordBits[T]() == 64 {
+		d := any(dst).([]uint64)
+		unpackBlock64((*[packBlock]uint64)(d), src[:32*width], uint64(base), width)
+		return
+	}
+	d := (*[packBlock]uint32)(any(dst).([]uint32))
+	s := src[:32*width]
+	b32 := uint32(base)
+	mask := uint32(lowMask[uint32](width))
+	w := uint(width)
+	for l := range 8 {
+		var buf uint64
+		nb := uint(0)
+		p := 4 * l
+		for k := l; k < packBlock; k += 8 {
+			if nb < w {
+				buf |= uint64(le.Uint32(s[p:p+4])) << nb
+				nb += 32
+				p += 32
+			}
+			d[k] = uint32(buf)&mask + b32
+			buf >>= w
+			nb -= w
+		}
+	}
+}
+
+func unpackBlock64(d *[packBlock]uint64, s []byte, base uint64, width int) {
+	mask := lowMask[uint64](width)
+	w := uint(width)
+	for l := range 4 {
+		p := 8 * l
+		cur := le.Uint64(s[p : p+8])
+		nb := uint(0) // bits of cur used
+		for k := l; k < packBlock; k += 4 {
 			v := cur >> nb
-			nb += width
-			if nb >= bits {
-				nb -= bits
-				j++
-				if j < width {
-					cur = loadWord[T](src, j*lanes+l)
-					v |= cur << (width - nb)
+			nb += w
+			if nb >= 64 {
+				nb -= 64
+				p += 32
+				if p < len(s) {
+					cur = le.Uint64(s[p : p+8])
+					v |= cur << (w - nb)
 				}
 			}
-			dst[k*lanes+l] = v&mask + base
+			d[k] = v&mask + base
 		}
 	}
 }
