@@ -48,6 +48,43 @@ func decodeFSST(raw, src []byte) error {
 	codes := src[at : at+int(c)]
 	out := raw[:m]
 	o, i := 0, 0
+	// While 32 bytes of room are left, take codes four at a time when none
+	// of them is an escape or unknown, writing whole symbols (8 bytes
+	// each, the bytes past a symbol's length overwritten by the next) and
+	// advancing by their lengths; otherwise one code.
+	for i+4 <= len(codes) && o+32 <= len(out) {
+		c4 := binary.LittleEndian.Uint32(codes[i:])
+		if x := ^c4; (x-0x01010101)&^x&0x80808080 == 0 {
+			c0, c1, c2, c3 := uint8(c4), uint8(c4>>8), uint8(c4>>16), uint8(c4>>24)
+			l0, l1, l2, l3 := int(slen[c0]), int(slen[c1]), int(slen[c2]), int(slen[c3])
+			if l0 != 0 && l1 != 0 && l2 != 0 && l3 != 0 {
+				binary.LittleEndian.PutUint64(out[o:], sym[c0])
+				o += l0
+				binary.LittleEndian.PutUint64(out[o:], sym[c1])
+				o += l1
+				binary.LittleEndian.PutUint64(out[o:], sym[c2])
+				o += l2
+				binary.LittleEndian.PutUint64(out[o:], sym[c3])
+				o += l3
+				i += 4
+				continue
+			}
+		}
+		code := codes[i]
+		if code == fsstEscape {
+			out[o] = codes[i+1] // i+1 < i+4 <= len(codes)
+			o++
+			i += 2
+			continue
+		}
+		l := slen[code]
+		if l == 0 {
+			return corruptf("fsst code %d names none of the %d symbols", code, k)
+		}
+		binary.LittleEndian.PutUint64(out[o:], sym[code])
+		o += int(l)
+		i++
+	}
 	// While 8 bytes of room are left, write whole symbols and advance by
 	// their length; then finish byte by byte.
 	for ; i < len(codes) && o+8 <= len(out); i++ {

@@ -60,3 +60,29 @@ func TestFSSTRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFSSTDecode times decoding an FSST section of text like the
+// benchmark's comment columns.
+func BenchmarkFSSTDecode(b *testing.B) {
+	data := fsstText(rand.New(rand.NewPCG(3, 4)), 200000)
+	tab := trainFSST(data)
+	z := encodeFSST(make([]byte, fsstBound(len(data), 0)), data, len(data), tab)
+	out := make([]byte, len(data))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := decodeFSST(out, z); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFSSTEncode times encoding it with a trained table.
+func BenchmarkFSSTEncode(b *testing.B) {
+	data := fsstText(rand.New(rand.NewPCG(3, 4)), 200000)
+	tab := trainFSST(data)
+	z := make([]byte, fsstBound(len(data), 0))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		encodeFSST(z, data, len(data), tab)
+	}
+}

@@ -3,6 +3,7 @@ package codec
 import (
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -52,5 +53,40 @@ func TestLightDebug(t *testing.T) {
 			return nil
 		})
 		rec.Release()
+	}
+}
+
+// BenchmarkDecideLight times Light's choice alone, per shape: cutting a
+// written raw body at its marks and choosing each piece's codec (min/max,
+// deltas of sorted-looking values, ALP's exponent search on a sample, the
+// column's FSST table, LZ4's estimate), without encoding. The tables and
+// kept exponents are those of earlier blocks, as in an encoder's steady
+// state. Set against BenchmarkCompressed's light encode/arrowpack/conc=1
+// it gives the choice's share of encode time.
+func BenchmarkDecideLight(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	for _, sh := range randbatch.BenchShapes() {
+		rec := sh.Build(mem)
+		defer rec.Release()
+		enc := must(NewEncoder(rec.Schema(), WithCompression(Light)))
+		c, rows, err := enc.gather([]arrow.RecordBatch{rec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := newWriter(nil, 0)
+		w.xf, w.marking = enc.cfg.transforms, true
+		raw := enc.writeBlock(c, w, 1, rows)
+		ss := &sectionScratch{marks: c.w.marks, hints: c.w.hints, xf: enc.cfg.transforms}
+		if c.est < minDecide {
+			ss.xf = defaultTransforms // as appendCompressed decides
+		}
+		ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1) // trains the tables
+		b.Run(sh.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1)
+			}
+		})
 	}
 }
