@@ -108,7 +108,7 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 func (c *compressor) bound(s section) int {
 	n := s.n
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST:
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
 		return lightBound(s)
 	case LZ4:
 		return lz4.CompressBlockBound(n)
@@ -131,8 +131,8 @@ type lz4State struct {
 // or nil if compressing failed.
 func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST:
-		return c.encodeLight(ls, dst, src, s)
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
+		return c.encodeLight(st, ls, dst, src, s)
 	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
 	case MinLZ:
@@ -180,22 +180,24 @@ type section struct {
 	z     []byte
 	// The lightweight codecs: the hint of the buffer the section starts
 	// with and the codec's parameters, chosen by planLight.
-	hint bufHint
-	bp   bitpackChoice
-	alp  alpChoice
-	fsst *fsstTable
+	hint   bufHint
+	bp     bitpackChoice
+	alp    alpChoice
+	fsst   *fsstTable
+	planes planesChoice
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
 type sectionScratch struct {
-	marks []int     // where the writer started buffers and byte planes
-	secs  []section // the sections
-	split []section // room for the sections split for concurrency
-	hints []bufHint // what the buffer at each mark holds (Light)
-	xf    flags     // the transforms the body went through
-	out   []byte    // the compressed sections' bytes
-	words []uint64  // room for the lightweight codecs' choices
-	hist  [256]uint32
+	marks  []int     // where the writer started buffers and byte planes
+	secs   []section // the sections
+	split  []section // room for the sections split for concurrency
+	hints  []bufHint // what the buffer at each mark holds (Light)
+	xf     flags     // the transforms the body went through
+	out    []byte    // the compressed sections' bytes
+	words  []uint64  // room for the lightweight codecs' choices
+	planes []byte    // room for byte planes
+	hist   [256]uint32
 }
 
 // planSections cuts body at ss.marks into pieces of at least minPiece

@@ -191,6 +191,8 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		return decodeALP(raw, src)
 	case codecFSST:
 		return decodeFSST(raw, src)
+	case codecPlanes:
+		return decodePlanes(raw, src)
 	case MinLZ:
 		// A MinLZ block states its decoded length; Decode also takes
 		// Snappy and S2 blocks, which are not MinLZ sections.

@@ -54,13 +54,14 @@ func goldenBlockCases() []goldenBlockCase {
 
 // goldenDecimals returns 8192 rows of a float64 and a float32 column of
 // prices with two decimals, a few of them not decimals (thirds, infinity,
-// -0), and an ascending id column.
+// -0), an ascending id column and uniform floats in [0, 1) (byte planes).
 func goldenDecimals(mem memory.Allocator) arrow.RecordBatch {
 	r := rand.New(rand.NewPCG(2026, 8192))
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "f64", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "noise", Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
@@ -83,6 +84,7 @@ func goldenDecimals(mem memory.Allocator) arrow.RecordBatch {
 			f32.Append(float32(r.IntN(1000)) / 10)
 		}
 		b.Field(2).(*array.Int64Builder).Append(int64(1000 + 3*i + r.IntN(3)))
+		b.Field(3).(*array.Float64Builder).Append(r.Float64())
 	}
 	return b.NewRecordBatch()
 }
@@ -141,7 +143,7 @@ func TestGoldenBlocks(t *testing.T) {
 		}
 	}
 	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] ||
-		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] {
+		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v", sawRaw, sawSplit, sawCodec)
 	}
 }

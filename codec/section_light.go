@@ -8,7 +8,8 @@ const (
 	codecBitpack Compression = 4 // frame of reference (or delta) and bit-packing of integers
 	codecALP     Compression = 5 // ALP: decimal floats as bit-packed integers
 	codecFSST    Compression = 6 // FSST: string data as codes of a symbol table
-	maxCodec                 = codecFSST
+	codecPlanes  Compression = 7 // byte planes of floats, each raw or LZ4
+	maxCodec                 = codecPlanes
 )
 
 // lightMaxValues is the most values a bit-packing or ALP section holds: a
@@ -20,7 +21,8 @@ const lightMaxValues = 1 << 20
 // can decode to from s stored bytes: bit-packing at most lightMaxValues
 // values of 16 bytes (width 0 packs them in no bytes) and a tail no longer
 // than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
-// code makes at most a symbol of 8 bytes, the tail one byte a byte).
+// code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
+// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte).
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
 	case codecBitpack:
@@ -29,6 +31,8 @@ func lightMaxRaw(c Compression, s int) uint64 {
 		return 8*lightMaxValues + uint64(s)
 	case codecFSST:
 		return 8 * uint64(s)
+	case codecPlanes:
+		return 256 * uint64(s)
 	}
 	return uint64(s)
 }
@@ -56,6 +60,7 @@ func (c *compressor) column(p *plan) *columnState {
 // lightScratch is the room one goroutine encodes lightweight sections in.
 type lightScratch struct {
 	words []uint64
+	bytes []byte
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -141,6 +146,15 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 			s.codec, s.hint, s.alp = codecALP, h, a
 			return s
 		}
+		// Not decimals: byte planes, if their sign and exponent planes
+		// shrink. Planes that do not are stored raw without compressor
+		// time, so half the minimum savings is enough.
+		p, psize, planes := c.choosePlanes(ss, b[:h.n], int(h.width))
+		ss.planes = planes
+		if p.lz4 != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
+			s.codec, s.hint, s.planes = codecPlanes, h, p
+			return s
+		}
 	case hText:
 		t := c.column(h.col).fsst.tableFor(b[:h.n])
 		size := t.ratio*float64(h.n) + float64(fsstHeader+t.size+len(b)-h.n)
@@ -165,15 +179,21 @@ func lightBound(s section) int {
 		return alpBound(s.hint.n/int(s.hint.width), int(s.hint.width), tail)
 	case codecFSST:
 		return fsstBound(s.hint.n, tail)
+	case codecPlanes:
+		return planesBound(s.planes.n, s.planes.w, tail)
 	}
 	return lz4.CompressBlockBound(s.n)
 }
 
 // encodeLight encodes the lightweight section s of raw bytes src into dst
-// (of lightBound(s) bytes) with the room in ls, and returns the section's
-// stored bytes.
-func (c *compressor) encodeLight(ls *lightScratch, dst, src []byte, s section) []byte {
+// (of lightBound(s) bytes) with the room in ls and the LZ4 compressor st,
+// and returns the section's stored bytes.
+func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	switch s.codec {
+	case codecPlanes:
+		z, b := encodePlanes(st, dst, src, s.planes, ls.bytes)
+		ls.bytes = b
+		return z
 	case codecBitpack:
 		z, words := encodeBitpack(dst, src, s.bp, ls.words)
 		ls.words = words

@@ -2,6 +2,8 @@ package codec
 
 import (
 	"encoding/binary"
+
+	"github.com/pierrec/lz4/v4"
 )
 
 // The lightweight section codecs in FuzzStructured's grammar: a chunk of a
@@ -13,13 +15,46 @@ import (
 // lightChunk returns the codec and stored bytes of part as a lightweight
 // section drawn from b's choices, possibly hostile.
 func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
-	switch b.c.intn(3) {
+	switch b.c.intn(4) {
 	case 0:
 		return codecBitpack, b.bitpackChunk(part)
 	case 1:
 		return codecALP, b.alpChunk(part)
+	case 2:
+		return codecPlanes, b.planesChunk(part)
 	}
 	return codecFSST, b.fsstChunk(part)
+}
+
+func (b *blockBuilder) planesChunk(part []byte) []byte {
+	w := []int{4, 8}[b.c.intn(2)]
+	n := len(part) / w
+	p := planesChoice{w: w, n: n, lz4: uint8(b.c.intn(256))}
+	st := &lz4State{fast: new(lz4.Compressor)}
+	z, _ := encodePlanes(st, make([]byte, planesBound(n, w, len(part)-n*w)), part, p, nil)
+	switch b.c.hostile(5) {
+	case 0:
+		b.markBad("byte-plane section of %d-byte values", 2)
+		z[0] = 2
+	case 1:
+		j := b.c.intn(w)
+		b.markBad("byte plane %d of codec 2", j)
+		z[planesHeader+j] = 2
+	case 2:
+		j := b.c.intn(w)
+		b.markBad("byte plane %d a byte longer", j)
+		at := planesHeader + w + 4*j
+		binary.LittleEndian.PutUint32(z[at:], binary.LittleEndian.Uint32(z[at:])+1)
+	case 3:
+		b.markBad("byte-plane section of one value more")
+		binary.LittleEndian.PutUint32(z[4:], uint32(n+1))
+	case 4:
+		if len(z) > planesHeader+5*w {
+			b.markOdd("a plane byte changed")
+			z[planesHeader+5*w+b.c.intn(len(z)-planesHeader-5*w)] ^= byte(1 + b.c.intn(255))
+		}
+	}
+	return z
 }
 
 func (b *blockBuilder) bitpackChunk(part []byte) []byte {
