@@ -20,7 +20,7 @@ func decodeBitpack(raw, src []byte) error {
 	n := uint64(binary.LittleEndian.Uint32(src[4:]))
 	base := binary.LittleEndian.Uint64(src[8:])
 	first := binary.LittleEndian.Uint64(src[16:])
-	if w != 4 && w != 8 && w != 16 || mode > modeDelta || w == 16 && mode != modeFOR || src[3] != 0 {
+	if w != 4 && w != 8 && w != 16 || mode > modeFirst || w == 16 && mode != modeFOR || src[3] != 0 {
 		return corruptf("bit-packed section of %d-byte values in mode %d (flags %d)", w, mode, src[3])
 	}
 	if b > min(8*w, 64) {
@@ -36,9 +36,9 @@ func decodeBitpack(raw, src []byte) error {
 		return corruptf("bit-packed section of 4-byte values with an 8-byte reference")
 	}
 	k := int(n)
-	if mode == modeDelta {
+	if mode != modeFOR {
 		if n == 0 {
-			return corruptf("bit-packed section in delta mode without values")
+			return corruptf("bit-packed section in mode %d without values", mode)
 		}
 		k--
 	}
@@ -61,9 +61,13 @@ func decodeBitpack(raw, src []byte) error {
 		}
 	case 8:
 		out := view[uint64](raw[:vals])[:n]
-		if mode == modeFOR {
+		switch mode {
+		case modeFOR:
 			arrowpack.BitUnpack64(out, p, base, b)
-		} else {
+		case modeFirst:
+			arrowpack.BitUnpack64(out[1:], p, base, b)
+			out[0] = first
+		default:
 			arrowpack.BitUnpack64(out[1:], p, base, b)
 			o := view[int64](raw[:vals])[:n]
 			if !arrowpack.LengthsToOffsets64(o, o[1:], math.MaxInt64) {
@@ -73,9 +77,13 @@ func decodeBitpack(raw, src []byte) error {
 		}
 	default:
 		out := view[uint32](raw[:vals])[:n]
-		if mode == modeFOR {
+		switch mode {
+		case modeFOR:
 			arrowpack.BitUnpack32(out, p, uint32(base), b)
-		} else {
+		case modeFirst:
+			arrowpack.BitUnpack32(out[1:], p, uint32(base), b)
+			out[0] = uint32(first)
+		default:
 			arrowpack.BitUnpack32(out[1:], p, uint32(base), b)
 			o := view[int32](raw[:vals])[:n]
 			if !arrowpack.LengthsToOffsets32(o, o[1:], math.MaxInt32) {

@@ -17,19 +17,23 @@ import (
 //
 //	0   uint8   w: bytes per value, 4, 8 or 16 (a 128-bit integer, as decimal128
 //	            holds, whose high 8 bytes repeat the sign of its low 8: the low 8 are packed)
-//	1   uint8   mode: 0 frame of reference, 1 delta
+//	1   uint8   mode: 0 frame of reference, 1 delta, 2 frame of reference but the first value
 //	2   uint8   b: bits per packed value, 0..8w
 //	3   uint8   0
 //	4   uint32  n: values
 //	8   uint64  base: the reference added to every packed value (low 4 bytes for w = 4)
-//	16  uint64  first: delta, the first value; 0 otherwise
-//	24  the packed values: arrowpack.PackedLen(n, b) bytes, or PackedLen(n-1, b) in delta mode
+//	16  uint64  first: modes 1 and 2, the first value; 0 otherwise
+//	24  the packed values: arrowpack.PackedLen(n, b) bytes, or PackedLen(n-1, b) in modes 1 and 2
 //	    the tail: the r - n*w raw bytes after the values
 const bitpackHeader = 24
 
 const (
 	modeFOR   = 0
 	modeDelta = 1
+	// modeFirst is the frame of reference of all values but the first,
+	// which is stored as it is: the lengths buffers of strings and lists
+	// start with a 0 that would widen every other length.
+	modeFirst = 2
 )
 
 // bitpackChoice is how a piece of integers is bit-packed, decided before
@@ -47,7 +51,7 @@ func (b bitpackChoice) size(tail int) int {
 		return math.MaxInt32
 	}
 	k := b.n
-	if b.mode == modeDelta {
+	if b.mode != modeFOR {
 		k--
 	}
 	return bitpackHeader + arrowpack.PackedLen(k, b.bits) + tail
@@ -74,8 +78,17 @@ func chooseBitpack(b []byte, w int, scratch []uint64) (bitpackChoice, []uint64) 
 	}
 	if w == 8 {
 		v := view[int64](b)[:n]
-		lo, hi := arrowpack.MinMaxInt64(v)
+		if n < 2 {
+			lo, hi := arrowpack.MinMaxInt64(v)
+			c.base, c.bits = uint64(lo), widthOf(uint64(hi)-uint64(lo))
+			return c, scratch
+		}
+		rlo, rhi := arrowpack.MinMaxInt64(v[1:])
+		lo, hi := min(rlo, v[0]), max(rhi, v[0])
 		c.base, c.bits = uint64(lo), widthOf(uint64(hi)-uint64(lo))
+		if rb := widthOf(uint64(rhi) - uint64(rlo)); rb < c.bits {
+			c.mode, c.bits, c.base, c.first = modeFirst, rb, uint64(rlo), uint64(v[0])
+		}
 		if c.bits > 0 && looksSorted(v) {
 			if cap(scratch) < n {
 				scratch = make([]uint64, n)
@@ -92,8 +105,17 @@ func chooseBitpack(b []byte, w int, scratch []uint64) (bitpackChoice, []uint64) 
 		return c, scratch
 	}
 	v := view[int32](b)[:n]
-	lo, hi := arrowpack.MinMaxInt32(v)
+	if n < 2 {
+		lo, hi := arrowpack.MinMaxInt32(v)
+		c.base, c.bits = uint64(uint32(lo)), widthOf(uint64(uint32(hi)-uint32(lo)))
+		return c, scratch
+	}
+	rlo, rhi := arrowpack.MinMaxInt32(v[1:])
+	lo, hi := min(rlo, v[0]), max(rhi, v[0])
 	c.base, c.bits = uint64(uint32(lo)), widthOf(uint64(uint32(hi)-uint32(lo)))
+	if rb := widthOf(uint64(uint32(rhi) - uint32(rlo))); rb < c.bits {
+		c.mode, c.bits, c.base, c.first = modeFirst, rb, uint64(uint32(rlo)), uint64(uint32(v[0]))
+	}
 	if c.bits > 0 && looksSorted(v) {
 		if cap(scratch) < (n+1)/2 {
 			scratch = make([]uint64, (n+1)/2)
@@ -164,6 +186,8 @@ func encodeBitpack(dst, raw []byte, c bitpackChoice, scratch []uint64) ([]byte, 
 		o += arrowpack.BitPack64(dst[o:], scratch[:c.n], c.base, c.bits)
 	case c.w == 8 && c.mode == modeFOR:
 		o += arrowpack.BitPack64(dst[o:], view[uint64](raw[:vals])[:c.n], c.base, c.bits)
+	case c.w == 8 && c.mode == modeFirst:
+		o += arrowpack.BitPack64(dst[o:], view[uint64](raw[:vals])[1:c.n], c.base, c.bits)
 	case c.w == 8:
 		if cap(scratch) < c.n {
 			scratch = make([]uint64, c.n)
@@ -173,6 +197,8 @@ func encodeBitpack(dst, raw []byte, c bitpackChoice, scratch []uint64) ([]byte, 
 		o += arrowpack.BitPack64(dst[o:], scratch[:c.n-1], c.base, c.bits)
 	case c.mode == modeFOR:
 		o += arrowpack.BitPack32(dst[o:], view[uint32](raw[:vals])[:c.n], uint32(c.base), c.bits)
+	case c.mode == modeFirst:
+		o += arrowpack.BitPack32(dst[o:], view[uint32](raw[:vals])[1:c.n], uint32(c.base), c.bits)
 	default:
 		if cap(scratch) < (c.n+1)/2 {
 			scratch = make([]uint64, (c.n+1)/2)

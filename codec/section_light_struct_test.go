@@ -79,8 +79,8 @@ func (b *blockBuilder) bitpackChunk(part []byte) []byte {
 		b.markBad("bit-packed section of %d bits", bits)
 		z[2] = byte(bits)
 	case 2:
-		b.markBad("bit-packed section in mode 2")
-		z[1] = 2
+		b.markBad("bit-packed section in mode 3")
+		z[1] = 3
 	case 3:
 		b.markOdd("bit-packed section of one value more")
 		binary.LittleEndian.PutUint32(z[4:], uint32(n+1))
