@@ -10,6 +10,9 @@ import (
 // powers of ten; the values are small (the vector paths' fast domain), of
 // every magnitude, and the extremes of the type at a few places.
 
+// alpPairs returns the pairs tried at length n: two, rotating with n.
+func alpPairs(n int) []int { return []int{n % len(alpPow), (n + 3) % len(alpPow)} }
+
 var alpPow = []struct{ f, e float64 }{{1, 1}, {1, 0.01}, {10, 1e-5}, {1000, 1e-18}, {1, 1e-9}, {100, 1e-2}, {1e6, 1e-10}, {1, 0.1}}
 
 func alpDef64(v int64, f, e float64) float64 { return float64(float64(v)*f) * e }
@@ -17,7 +20,7 @@ func alpDef64(v int64, f, e float64) float64 { return float64(float64(v)*f) * e 
 func alpDef32(v int32, f, e float32) float32 { return float32(float32(v)*f) * e }
 
 func alp64Case() *kcase {
-	return &kcase{name: "alp64", elem: 8, ks: len(alpPow), slots: 2, run: func(im *impl, in *kin) error {
+	return &kcase{name: "alp64", elem: 8, ks: len(alpPow), slots: 2, kAt: alpPairs, run: func(im *impl, in *kin) error {
 		n, p := in.n, alpPow[in.k]
 		src := take[int64](in, 0, n)
 		dst := take[float64](in, 1, n)
@@ -52,7 +55,7 @@ func alp64Case() *kcase {
 }
 
 func alp32Case() *kcase {
-	return &kcase{name: "alp32", elem: 4, ks: len(alpPow), slots: 2, run: func(im *impl, in *kin) error {
+	return &kcase{name: "alp32", elem: 4, ks: len(alpPow), slots: 2, kAt: alpPairs, run: func(im *impl, in *kin) error {
 		n, p := in.n, alpPow[in.k]
 		f, e := float32(p.f), float32(p.e)
 		src := take[int32](in, 0, n)
