@@ -3,6 +3,7 @@ package arrowpack
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"testing"
@@ -177,4 +178,9 @@ func TestBitPackPanics(t *testing.T) {
 	bb := unsafe.Slice((*byte)(unsafe.Pointer(&v32[0])), 4*len(v32))
 	mustPanic("overlap", func() { BitUnpack32(v32, bb, 0, 3) })
 	mustPanic("negative n", func() { PackedLen(-1, 3) })
+	mustPanic("width 65", func() { PackedLen(1, 65) })
+	mustPanic("huge n", func() { PackedLen(math.MaxInt, 64) })
+	if got, want := PackedLen(math.MaxInt, 0), 0; got != want {
+		t.Errorf("PackedLen(MaxInt, 0) = %d, want %d", got, want)
+	}
 }
