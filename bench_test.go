@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
@@ -367,3 +368,68 @@ func BenchmarkBitPack32(b *testing.B)   { benchPack[uint32](b, false) }
 func BenchmarkBitPack64(b *testing.B)   { benchPack[uint64](b, false) }
 func BenchmarkBitUnpack32(b *testing.B) { benchPack[uint32](b, true) }
 func BenchmarkBitUnpack64(b *testing.B) { benchPack[uint64](b, true) }
+
+// The ALP benchmarks: integers of up to 40 bits, as ALP's encoder emits
+// them from decimals, turned into floats; b.SetBytes is the integers'
+// bytes.
+func BenchmarkALPDecode64(b *testing.B) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(8, uint64(n)))
+		src := make([]int64, n)
+		for i := range src {
+			src[i] = int64(r.Uint64()) >> 24
+		}
+		dst := make([]float64, n)
+		b.SetBytes(int64(8 * n))
+		for b.Loop() {
+			alpDecode64(im, dst, src, 1, 1e-4)
+		}
+	})
+}
+
+func BenchmarkALPDecode32(b *testing.B) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(9, uint64(n)))
+		src := make([]int32, n)
+		for i := range src {
+			src[i] = int32(r.Uint32()) >> 8
+		}
+		dst := make([]float32, n)
+		b.SetBytes(int64(4 * n))
+		for b.Loop() {
+			alpDecode32(im, dst, src, 1, 1e-2)
+		}
+	})
+}
+
+func benchMinMax[T uint32 | uint64 | int32 | int64](b *testing.B, kernel func(*impl) func([]T) (T, T)) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(10, uint64(n)))
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(r.Uint64())
+		}
+		f := kernel(im)
+		b.SetBytes(int64(unsafe.Sizeof(T(0))) * int64(n))
+		for b.Loop() {
+			lo, hi := f(x)
+			benchSinkInt += int(lo) ^ int(hi)
+		}
+	})
+}
+
+func BenchmarkMinMax32(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]uint32) (uint32, uint32) { return im.minmax32 })
+}
+
+func BenchmarkMinMax64(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]uint64) (uint64, uint64) { return im.minmax64 })
+}
+
+func BenchmarkMinMaxInt32(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]int32) (int32, int32) { return im.minmaxInt32 })
+}
+
+func BenchmarkMinMaxInt64(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 })
+}

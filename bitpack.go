@@ -1,6 +1,9 @@
 package arrowpack
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // The bit-packing kernels: frame of reference and bit-packing of 32-bit and
 // 64-bit integers, in a block layout every SIMD width unpacks with whole
@@ -36,12 +39,18 @@ const packBlock = 256
 
 // PackedLen returns the number of bytes BitPack32 or BitPack64 writes for n
 // values of width bits: 32*width bytes per whole block of 256 values, and
-// ceil((n%256)*width/8) for the rest. It panics if n or width is negative.
+// ceil((n%256)*width/8) for the rest. It panics if n is negative, if
+// width is outside 0..64 or if the length does not fit an int (which only
+// a count far beyond any slice's can make it do).
 func PackedLen(n, width int) int {
-	if n < 0 || width < 0 {
-		panic("arrowpack: PackedLen of a negative count or width")
+	if n < 0 || width < 0 || width > 64 {
+		panic("arrowpack: PackedLen of a negative count or a width outside 0..64")
 	}
-	return n/packBlock*(packBlock/8)*width + (n%packBlock*width+7)/8
+	tail := (n%packBlock*width + 7) / 8
+	if width > 0 && n/packBlock > (math.MaxInt-tail)/(packBlock/8*width) {
+		panic("arrowpack: PackedLen past the largest int")
+	}
+	return n/packBlock*(packBlock/8)*width + tail
 }
 
 // BitPack32 packs the differences src[i] - base (wrapping around as Go's

@@ -3,6 +3,7 @@ package arrowpack
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"testing"
@@ -19,10 +20,21 @@ import (
 
 const packAligns = 1
 
+// packWidths returns the widths tried at length n for B-bit values: the
+// edges (0, 1, B-1, B) and two that rotate with n, so that every width
+// meets every tail length modulo B+1 and many block counts.
+func packWidths(bits int) func(n int) []int {
+	return func(n int) []int {
+		ws := []int{0, 1, bits - 1, bits, n % (bits + 1), (n*13 + 5) % (bits + 1)}
+		slices.Sort(ws)
+		return slices.Compact(ws)
+	}
+}
+
 func packCase[T word](name string, kernel func(*impl) func([]byte, []T, T, int)) *kcase {
 	bits := wordBits[T]()
 	return &kcase{name: name, elem: bits / 8, ks: bits + 1, aligns: packAligns, slots: 2,
-		large: []int{511, 4097, 65536 + 100},
+		large: []int{511, 4097, 16384 + 100}, kAt: packWidths(bits),
 		run: func(im *impl, in *kin) error {
 			f, n, w := kernel(im), in.n, in.k
 			src := take[T](in, 0, n)
@@ -64,7 +76,7 @@ func packCase[T word](name string, kernel func(*impl) func([]byte, []T, T, int))
 func unpackCase[T word](name string, kernel func(*impl) func([]T, []byte, T, int)) *kcase {
 	bits := wordBits[T]()
 	return &kcase{name: name, elem: bits / 8, ks: bits + 1, aligns: packAligns, slots: 2,
-		large: []int{511, 4097, 65536 + 100},
+		large: []int{511, 4097, 16384 + 100}, kAt: packWidths(bits),
 		run: func(im *impl, in *kin) error {
 			f, n, w := kernel(im), in.n, in.k
 			dst := take[T](in, 0, n)
@@ -166,4 +178,9 @@ func TestBitPackPanics(t *testing.T) {
 	bb := unsafe.Slice((*byte)(unsafe.Pointer(&v32[0])), 4*len(v32))
 	mustPanic("overlap", func() { BitUnpack32(v32, bb, 0, 3) })
 	mustPanic("negative n", func() { PackedLen(-1, 3) })
+	mustPanic("width 65", func() { PackedLen(1, 65) })
+	mustPanic("huge n", func() { PackedLen(math.MaxInt, 64) })
+	if got, want := PackedLen(math.MaxInt, 0), 0; got != want {
+		t.Errorf("PackedLen(MaxInt, 0) = %d, want %d", got, want)
+	}
 }

@@ -50,14 +50,39 @@ func packBitPos(i, n, t, width, bits int) (int, int) {
 }
 
 // packBitPositions returns packBitPos of every bit of value i, in order,
-// in buf's memory.
-func packBitPositions(i, n, width, bits int, buf [][2]int) [][2]int {
+// in buf's memory. The positions of a value in a whole block are those of
+// the value at the same place in the first block, moved by whole blocks:
+// block holds them, computed once per n and width.
+func packBitPositions(i, n, width, bits int, block [][2]int, buf [][2]int) [][2]int {
 	buf = buf[:0]
+	if i < n/256*256 {
+		move := i / 256 * 32 * width
+		for _, q := range block[i%256*width : (i%256+1)*width] {
+			buf = append(buf, [2]int{q[0] + move, q[1]})
+		}
+		return buf
+	}
 	for t := range width {
 		off, b := packBitPos(i, n, t, width, bits)
 		buf = append(buf, [2]int{off, b})
 	}
 	return buf
+}
+
+// firstBlock returns packBitPos of every bit of the first 256 values when
+// n holds a whole block, else nil.
+func firstBlock(n, width, bits int) [][2]int {
+	if n < 256 {
+		return nil
+	}
+	block := make([][2]int, 0, 256*width)
+	for i := range 256 {
+		for t := range width {
+			off, b := packBitPos(i, n, t, width, bits)
+			block = append(block, [2]int{off, b})
+		}
+	}
+	return block
 }
 
 // PackedLen is the number of bytes BitPack writes for n values of width
@@ -73,9 +98,10 @@ func BitPack(src []uint64, base uint64, width, bits int) []byte {
 	n := len(src)
 	dst := make([]byte, PackedLen(n, width))
 	var pos [][2]int
+	block := firstBlock(n, width, bits)
 	for i, x := range src {
 		d := x - base
-		pos = packBitPositions(i, n, width, bits, pos)
+		pos = packBitPositions(i, n, width, bits, block, pos)
 		for t, q := range pos {
 			dst[q[0]] |= byte(d>>t&1) << q[1]
 		}
@@ -88,9 +114,10 @@ func BitPack(src []uint64, base uint64, width, bits int) []byte {
 func BitUnpack(src []byte, n int, base uint64, width, bits int) []uint64 {
 	dst := make([]uint64, n)
 	var pos [][2]int
+	block := firstBlock(n, width, bits)
 	for i := range dst {
 		var v uint64
-		pos = packBitPositions(i, n, width, bits, pos)
+		pos = packBitPositions(i, n, width, bits, block, pos)
 		for t, q := range pos {
 			v |= uint64(src[q[0]]>>q[1]&1) << t
 		}
