@@ -148,3 +148,51 @@ func TestLightRandomFloats(t *testing.T) {
 		t.Errorf("light block of %d bytes, more than 0.95 of IPC's %d (zstd) and %d (lz4)", len(light), z, l)
 	}
 }
+
+// TestFSSTRetrain checks that a column's FSST table is kept across blocks
+// while the data looks alike, and retrained after a block whose data it
+// codes much worse than its training sample.
+func TestFSSTRetrain(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	build := func(words []string) arrow.RecordBatch {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		r := rand.New(rand.NewPCG(1, uint64(len(words))))
+		for range 8192 {
+			b.Append(words[r.IntN(len(words))] + " " + words[r.IntN(len(words))])
+		}
+		col := b.NewArray()
+		defer col.Release()
+		return array.NewRecordBatch(schema, []arrow.Array{col}, 8192)
+	}
+	a := build([]string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"})
+	defer a.Release()
+	z := build([]string{"QXJ7", "9vKp", "Zm0w", "LLa8", "pq3R", "t5Yb", "Hh2c", "W8nE"})
+	defer z.Release()
+	enc := must(NewEncoder(schema, WithCompression(Light)))
+	table := func() *fsstTable {
+		var tab *fsstTable
+		enc.compressor.cols.Range(func(_, v any) bool {
+			if cs := v.(*columnState); cs.fsst.table != nil {
+				tab = cs.fsst.table
+			}
+			return true
+		})
+		return tab
+	}
+	must(enc.Append(nil, a))
+	first := table()
+	must(enc.Append(nil, a))
+	if table() != first {
+		t.Fatalf("the table was retrained on a block like its sample")
+	}
+	must(enc.Append(nil, z)) // coded with the old table, badly: marks it stale
+	must(enc.Append(nil, z)) // retrains
+	if table() == first {
+		t.Fatalf("the table was kept for data it codes at more than %.2f times its training ratio", fsstDrift)
+	}
+	for _, rec := range []arrow.RecordBatch{a, z} {
+		roundTrip(t, rec, WithCompression(Light))
+	}
+}
