@@ -196,3 +196,42 @@ func TestFSSTRetrain(t *testing.T) {
 		roundTrip(t, rec, WithCompression(Light))
 	}
 }
+
+// TestLightConcurrentEncoders checks that one Light Encoder, whose FSST
+// tables and ALP exponents are shared by its goroutines, encodes from
+// several goroutines at once (run with -race) the same blocks as from one.
+func TestLightConcurrentEncoders(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	rec := randbatch.Lineitem(mem, 8192)
+	defer rec.Release()
+	want := must(must(NewEncoder(rec.Schema(), WithCompression(Light))).Append(nil, rec))
+	enc := must(NewEncoder(rec.Schema(), WithCompression(Light), WithConcurrency(2)))
+	dec := must(NewDecoder(rec.Schema()))
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 3 {
+				block, err := enc.Append(nil, rec)
+				if err == nil {
+					var got arrow.RecordBatch
+					if got, err = dec.Decode(block); err == nil {
+						got.Release()
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := must(enc.Append(nil, rec)); !bytes.Equal(got, want) {
+		t.Fatalf("a block of %d bytes after concurrent use, %d from a fresh encoder", len(got), len(want))
+	}
+}
