@@ -309,7 +309,7 @@ func benchServerMain() int {
 	var srvs []aflight.Server
 	flag.Parse()
 	for _, opts := range [][]TransportOption{nil, {WithStandardCodec()}, grpcDefaults} {
-		srv := aflight.NewServerWithMiddleware(nil, ServerOptions(append(benchTransport(), opts...)...)...)
+		srv := aflight.NewServerWithMiddleware(nil, GRPCServerOptions(append(benchTransport(), opts...)...)...)
 		if err := srv.Init("127.0.0.1:0"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -426,7 +426,7 @@ type benchClient struct {
 
 func dialBench(b *testing.B, addr string, opts ...TransportOption) benchClient {
 	wc := &wireCounter{}
-	do := append(DialOptions(append(benchTransport(), opts...)...), grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(wc))
+	do := append(GRPCDialOptions(append(benchTransport(), opts...)...), grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(wc))
 	c, err := aflight.NewClientWithMiddleware(addr, nil, nil, do...)
 	if err != nil {
 		b.Fatal(err)

@@ -119,7 +119,7 @@ func TestWriterCoalescesOverGRPC(t *testing.T) {
 	defer batches.Release(recs)
 	small := pieces(recs[0], 16)
 	defer batches.Release(small)
-	withTransport(t, ServerOptions(), DialOptions())
+	withTransport(t, GRPCServerOptions(), GRPCDialOptions())
 	ts := startServer(t, nil)
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 60*time.Second)

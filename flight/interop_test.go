@@ -45,7 +45,7 @@ func TestCodecInterop(t *testing.T) {
 	for _, srv := range sides {
 		for _, cli := range sides {
 			t.Run(srv.name+"-server/"+cli.name+"-client", func(t *testing.T) {
-				withTransport(t, ServerOptions(srv.opts...), DialOptions(cli.opts...))
+				withTransport(t, GRPCServerOptions(srv.opts...), GRPCDialOptions(cli.opts...))
 				ts := startServer(t, nil, codec.WithCompression(codec.LZ4))
 				c := dial(t, ts.addr)
 				ctx := testCtx(t, 60*time.Second)
@@ -124,7 +124,7 @@ func TestCodecInterop(t *testing.T) {
 // The package's tests of failures, stalls and round trips pass with Codec
 // on both ends and the default transport settings.
 func TestWithCodec(t *testing.T) {
-	withTransport(t, ServerOptions(), DialOptions())
+	withTransport(t, GRPCServerOptions(), GRPCDialOptions())
 	t.Run("PutGetRoundTrip", TestPutGetRoundTrip)
 	t.Run("StandardClient", TestStandardClient)
 	t.Run("ServerStoppedMidDoGet", TestServerStoppedMidDoGet)

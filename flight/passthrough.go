@@ -4,14 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/arrowpack/arrowpack/codec"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // errStored marks an error of a stored stream (its framing or a block
@@ -25,11 +21,22 @@ var errStored = errors.New("stored stream")
 // checksumming on the server. Other blocks are decoded (checksum checked)
 // and encoded again with opts (the server's options and the compression
 // asked for). A client that did not ask for arrowpack gets Arrow IPC.
-func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, ap bool, comp codec.Compression, set bool, opts []codec.Option) error {
+//
+// charge is called before each block is sent, with the block's info and
+// whether it is decoded, so that the caller can account for what the block
+// holds until the next call.
+func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
 	if !ap {
 		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(rr.Schema()))
 		defer iw.Close()
 		err := eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
+			info, err := codec.ReadBlockInfo(b.Bytes)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errStored, err)
+			}
+			if err := charge(info, true); err != nil {
+				return err
+			}
 			rec, err := rr.Decode(b)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errStored, err)
@@ -54,7 +61,11 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 		if err != nil {
 			return fmt.Errorf("%w: %w", errStored, err)
 		}
-		if !set || info.Compression == comp {
+		pass := !set || info.Compression == comp
+		if err := charge(info, !pass); err != nil {
+			return err
+		}
+		if pass {
 			return w.writeRaw(b.Bytes, b.CRC, sb)
 		}
 		rec, err := rr.Decode(b)
@@ -103,45 +114,17 @@ func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBloc
 	}
 }
 
-// storeBlocks writes the batches r reads to rw: an arrowpack block as it
-// came (the Reader has checked its checksum and decoded it), an IPC batch
-// encoded with enc.
-func storeBlocks(r *Reader, rw *codec.RawWriter, enc *codec.Encoder) error {
-	var buf []byte
-	for r.Next() {
-		if b, ok := r.rawBlock(); ok {
-			if err := rw.WriteBlock(b.Bytes, b.CRC); err != nil {
-				return err
-			}
-			continue
-		}
-		block, err := enc.Append(buf[:0], r.RecordBatch())
-		if err != nil {
-			return err
-		}
-		buf = block
-		if err := rw.WriteBlock(block, codec.Checksum(block)); err != nil {
-			return err
-		}
+// storeBatch writes the current batch of r to rw: its arrowpack block as
+// it came (the Reader has checked its checksum and decoded it), an IPC
+// batch encoded with enc into *buf.
+func storeBatch(r *Reader, rw *codec.RawWriter, enc *codec.Encoder, buf *[]byte) error {
+	if b, ok := r.rawBlock(); ok {
+		return rw.WriteBlock(b.Bytes, b.CRC)
 	}
-	return r.Err()
-}
-
-// openRaw opens the stored stream of key for its raw blocks.
-func (s *Server) openRaw(key string) (*os.File, *codec.RawReader, error) {
-	f, err := os.Open(filepath.Join(s.dir, key+fileExt))
+	block, err := enc.Append((*buf)[:0], r.RecordBatch())
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, status.Errorf(codes.NotFound, "arrowpack flight: no stream stored under %s", key)
-		}
-		return nil, nil, statusOf(err, "arrowpack flight: %s", key)
+		return err
 	}
-	// Unbuffered: a block is read straight into the buffer it is sent
-	// from (two reads a block), not copied once more out of a bufio.Reader.
-	r, err := codec.NewRawReader(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s: %v", key, err)
-	}
-	return f, r, nil
+	*buf = block
+	return rw.WriteBlock(block, codec.Checksum(block))
 }

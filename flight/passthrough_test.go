@@ -75,9 +75,9 @@ func TestPassThrough(t *testing.T) {
 	for _, side := range []string{"standard", "codec"} {
 		t.Run(side, func(t *testing.T) {
 			if side == "codec" {
-				withTransport(t, ServerOptions(), DialOptions())
+				withTransport(t, GRPCServerOptions(), GRPCDialOptions())
 			} else {
-				withTransport(t, ServerOptions(WithStandardCodec()), DialOptions(WithStandardCodec()))
+				withTransport(t, GRPCServerOptions(WithStandardCodec()), GRPCDialOptions(WithStandardCodec()))
 			}
 			ts := startServer(t, nil, codec.WithCompression(codec.LZ4))
 			c := dial(t, ts.addr)

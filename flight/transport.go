@@ -65,7 +65,7 @@ func WithZeroingBufferPool() TransportOption {
 // arrow-go's flight.NewServerWithMiddleware) that serves Flight with Codec
 // and the transport settings opts give, the defaults above without any.
 // They apply to that server only: Codec is not registered for the process.
-func ServerOptions(opts ...TransportOption) []grpc.ServerOption {
+func GRPCServerOptions(opts ...TransportOption) []grpc.ServerOption {
 	t := newTransport(opts)
 	var so []grpc.ServerOption
 	if !t.standard {
@@ -92,11 +92,11 @@ func ServerOptions(opts ...TransportOption) []grpc.ServerOption {
 // DialOptions returns the options of a gRPC client connection (arrow-go's
 // flight.NewClientWithMiddleware, or grpc.NewClient) whose calls use Codec
 // and the transport settings opts give. Add the transport credentials.
-func DialOptions(opts ...TransportOption) []grpc.DialOption {
+func GRPCDialOptions(opts ...TransportOption) []grpc.DialOption {
 	t := newTransport(opts)
 	var do []grpc.DialOption
 	if !t.standard {
-		do = append(do, grpc.WithDefaultCallOptions(CallOptions()...))
+		do = append(do, grpc.WithDefaultCallOptions(GRPCCallOptions()...))
 	}
 	if !t.zeroing {
 		do = append(do, experimental.WithBufferPool(wirePool{}))
@@ -118,7 +118,7 @@ func DialOptions(opts ...TransportOption) []grpc.DialOption {
 
 // CallOptions returns the options of one call that make it use Codec, for a
 // connection dialled without DialOptions.
-func CallOptions() []grpc.CallOption {
+func GRPCCallOptions() []grpc.CallOption {
 	return []grpc.CallOption{grpc.ForceCodecV2(Codec)}
 }
 

@@ -69,7 +69,7 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4, zstd or minlz (arrowpack only)")
 	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
-	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row")
+	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row, before it takes the target's place")
 	fs.BoolVar(&o.salvage, "salvage", false, "keep the batches before the damage in a damaged input, and exit 1")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar on stderr (shown anyway for large inputs on a terminal)")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")
@@ -88,8 +88,10 @@ func parseCompression(s string) (codec.Compression, error) {
 		return codec.Zstd, nil
 	case "minlz":
 		return codec.MinLZ, nil
+	case "light":
+		return codec.Light, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4, zstd or minlz", s)
+	return 0, usagef("unknown compression %q: want none, lz4, zstd, minlz or light", s)
 }
 
 // ipcCompression returns the IPC writer options for c.

@@ -127,7 +127,7 @@ func descriptorPath(s string) ([]string, error) {
 // client and a context that ends after o.timeout; done closes the client
 // and cancels the context.
 func dialFlight(o *flightOptions) (c aflight.Client, ctx context.Context, done func(), err error) {
-	opts := append(flight.DialOptions(o.transport.options()...), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	opts := append(flight.GRPCDialOptions(o.transport.options()...), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, opts...)
 	if err != nil {
 		return nil, nil, nil, err

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -127,4 +129,65 @@ func TestSignalRemovesTempFiles(t *testing.T) {
 			checkIntact(t, target, old, dir, tc.out)
 		})
 	}
+}
+
+// TestInterruptInProcess drives runInterruptible with a signal of the
+// test's own: a command that stops at its context's end returns its error
+// and 130 (graceful); one that never looks at it has its unfinished output
+// removed by the program after the grace period (forced). Under -race this
+// checks the output registry against a command still writing.
+func TestInterruptInProcess(t *testing.T) {
+	for _, graceful := range []bool{true, false} {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "out.bin")
+		started := make(chan struct{})
+		extraCommands = []command{{name: "writer", run: func(e *env, _ []string) error {
+			sf, err := createSafe(target, false)
+			if err != nil {
+				return err
+			}
+			defer sf.Abort()
+			close(started)
+			for {
+				if graceful {
+					if err := e.interruption(); err != nil {
+						return err
+					}
+				}
+				if _, err := sf.Write([]byte("data")); err != nil && !graceful {
+					select {} // closed under it: wait to be abandoned
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}}}
+		sigs := make(chan os.Signal, 1)
+		var stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- runInterruptible([]string{"writer"}, nil, io.Discard, &syncWriter{w: &stderr}, sigs) }()
+		<-started
+		sigs <- syscall.SIGINT
+		code := <-done
+		extraCommands = nil
+		if code != 130 {
+			t.Errorf("graceful %v: status %d, want 130", graceful, code)
+		}
+		if names := dirNames(t, dir); len(names) != 0 {
+			t.Errorf("graceful %v: left %v", graceful, names)
+		}
+		if want := map[bool]string{true: "arrowpack writer: interrupted (interrupt)", false: "removed the unfinished output for [" + target + "]"}[graceful]; !strings.Contains(stderr.String(), want) {
+			t.Errorf("graceful %v: stderr %q does not say %q", graceful, stderr.String(), want)
+		}
+	}
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

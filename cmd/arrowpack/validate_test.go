@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -13,12 +14,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	flatbuffers "github.com/google/flatbuffers/go"
 )
 
 // hostileColumn builds, field by field and without validation, a column of
 // two values of type dt (string or large_string) with these offsets over
 // the bytes values: what a buggy writer or an attacker puts in a file.
 func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Array {
+	return hostileColumnNulls(dt, offsets, values, nil, 0)
+}
+
+// hostileColumnNulls is hostileColumn with a validity bitmap and a null
+// count that need not agree.
+func hostileColumnNulls(dt arrow.DataType, offsets []int64, values, bitmap []byte, nulls int) arrow.Array {
 	var ob []byte
 	for _, o := range offsets {
 		if dt.ID() == arrow.LARGE_STRING {
@@ -27,8 +35,12 @@ func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Arra
 			ob = binary.LittleEndian.AppendUint32(ob, uint32(o))
 		}
 	}
+	var valid *memory.Buffer
+	if bitmap != nil {
+		valid = memory.NewBufferBytes(bitmap)
+	}
 	data := array.NewData(dt, len(offsets)-1,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(ob), memory.NewBufferBytes(values)}, nil, 0, 0)
+		[]*memory.Buffer{valid, memory.NewBufferBytes(ob), memory.NewBufferBytes(values)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
 }
@@ -36,6 +48,12 @@ func hostileColumn(dt arrow.DataType, offsets []int64, values []byte) arrow.Arra
 // hostileBatches returns a sound batch and then a hostile one of schema
 // (id int32, s dt).
 func hostileBatches(t *testing.T, dt arrow.DataType, offsets []int64, values []byte) []arrow.RecordBatch {
+	return hostileBatchesOf(t, dt, hostileColumn(dt, offsets, values))
+}
+
+// hostileBatchesOf returns a sound batch and then one whose column s is
+// bad, of schema (id int32, s dt).
+func hostileBatchesOf(t *testing.T, dt arrow.DataType, bad arrow.Array) []arrow.RecordBatch {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}, {Name: "s", Type: dt, Nullable: true}}, nil)
 	mem := memory.NewGoAllocator()
@@ -53,7 +71,6 @@ func hostileBatches(t *testing.T, dt arrow.DataType, offsets []int64, values []b
 	ids.AppendValues([]int32{3, 4}, nil)
 	idCol2 := ids.NewArray()
 	defer idCol2.Release()
-	bad := hostileColumn(dt, offsets, values)
 	defer bad.Release()
 	recs := []arrow.RecordBatch{
 		array.NewRecordBatch(schema, []arrow.Array{idCol, good}, 2),
@@ -128,6 +145,37 @@ func TestHostileIPCInput(t *testing.T) {
 	}
 }
 
+// TestValidationFastPath: string columns whose data is ASCII pass by the
+// kernels' road, the others by ValidateFull's: a valid non-ASCII column is
+// read, and a bitmap that disagrees with the null count is caught though
+// its offsets and data are sound.
+func TestValidationFastPath(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		col  arrow.Array
+		want string // "" for a sound column
+	}{
+		{"non-ASCII", hostileColumn(arrow.BinaryTypes.String, []int64{0, 6, 12}, []byte("héllo日本")), ""},
+		{"large non-ASCII", hostileColumn(arrow.BinaryTypes.LargeString, []int64{0, 6, 12}, []byte("héllo日本")), ""},
+		{"ASCII", hostileColumn(arrow.BinaryTypes.String, []int64{0, 2, 4}, []byte("abcd")), ""},
+		{"null count", hostileColumnNulls(arrow.BinaryTypes.String, []int64{0, 2, 4}, []byte("abcd"), []byte{0b00}, 1), "null count"},
+		{"large null count", hostileColumnNulls(arrow.BinaryTypes.LargeString, []int64{0, 2, 4}, []byte("abcd"), []byte{0b11}, 1), "null count"},
+	} {
+		recs := hostileBatchesOf(t, tc.col.DataType(), tc.col)
+		src := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".arrows")
+		writeIPC(t, src, recs, false)
+		code, _, stderr := runCmd(t, "cat", "-json", src)
+		if tc.want == "" {
+			if code != 0 {
+				t.Errorf("%s: status %d: %s", tc.name, code, stderr)
+			}
+			continue
+		}
+		checkFailure(t, code, stderr, 1, tc.want)
+	}
+}
+
 func utf8Clean(s string) bool { return strings.ToValidUTF8(s, "") == s }
 
 // TestHostileParquetInput: a Parquet file whose string column holds
@@ -170,5 +218,45 @@ func TestHostileParquetInput(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) != 1 {
 		t.Errorf("a failed convert left files: %v", names)
+	}
+}
+
+// TestIPCStreamBodyClaim: an IPC stream whose record batch message claims a
+// body of 256 MiB, in a file of a few KiB, is refused before the body is
+// allocated (ipc.NewReader applies no body limit to a stream; the command's
+// own message reader applies the input's size).
+func TestIPCStreamBodyClaim(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := testStream(t, dir)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second message (the first record batch): after the schema
+	// message's framing, metadata and (empty) body.
+	schemaLen := int(binary.LittleEndian.Uint32(data[4:]))
+	at := 8 + schemaLen
+	meta, err := ipcMetadata(data[at:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
+	o := msg.Offset(fieldSlot(3)) // Message.bodyLength
+	if o == 0 {
+		t.Fatal("no bodyLength in the record batch message")
+	}
+	pos := at + 8 + int(msg.Pos) + int(o)
+	binary.LittleEndian.PutUint64(data[pos:], 256<<20)
+	bad := filepath.Join(dir, "claim.arrows")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := runCmd(t, "cat", bad)
+	runtime.ReadMemStats(&after)
+	checkFailure(t, code, stderr, 1, "exceeds limit")
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("reading a %d-byte stream allocated %d MiB", len(data), grew>>20)
 	}
 }
