@@ -90,8 +90,8 @@ func (keepAllocator) Reallocate(n int, b []byte) []byte {
 }
 func (keepAllocator) Free([]byte) {}
 
-// wirePool is the gRPC buffer pool (mem.BufferPool) of ServerOptions and
-// DialOptions: the size classes of blocks, without the zeroing of gRPC's
+// wirePool is the gRPC buffer pool (mem.BufferPool) of GRPCServerOptions and
+// GRPCDialOptions: the size classes of blocks, without the zeroing of gRPC's
 // default pool, which cost a tenth of a client's CPU receiving blocks. gRPC
 // fills every buffer it takes from its pool before reading it (a frame is
 // read whole into its buffer, a message is marshalled or copied whole), as

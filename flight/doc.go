@@ -51,7 +51,7 @@
 // copies: by reference from a Writer's pooled blocks on send, gathered
 // once into pooled 8-byte aligned buffers on receive, the checksum computed
 // while the bytes are hot. It writes exactly protobuf's bytes, so either end
-// may use it or not. ServerOptions and DialOptions install it for one
+// may use it or not. GRPCServerOptions and GRPCDialOptions install it for one
 // server or connection, with larger gRPC buffers and a buffer pool that does
 // not zero (see BenchmarkDoGet); Writer and Reader use it through gRPC's own
 // streams (arrow-go's generated stream types) and work as before on any

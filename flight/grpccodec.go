@@ -31,8 +31,8 @@ import (
 // other than FlightData's four, or one of them twice, makes the message go
 // through protobuf instead.
 //
-// Install it on a server with ServerOptions (grpc.ForceServerCodecV2) and on
-// a client with DialOptions or CallOptions (grpc.ForceCodecV2); it is not
+// Install it on a server with GRPCServerOptions (grpc.ForceServerCodecV2) and on
+// a client with GRPCDialOptions or GRPCCallOptions (grpc.ForceCodecV2); it is not
 // registered for the whole process.
 var Codec encoding.CodecV2 = &wireCodec{proto: encoding.GetCodecV2("proto")}
 

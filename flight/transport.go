@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc/experimental"
 )
 
-// Default transport settings of ServerOptions and DialOptions: gRPC's read
+// Default transport settings of GRPCServerOptions and GRPCDialOptions: gRPC's read
 // and write buffers of 512 KiB instead of 32 KiB, which on loopback moved
 // blocks of 1 MiB markedly faster (fewer system calls per block; see
 // BenchmarkDoGet). The flow control windows stay gRPC's own (dynamic, from
@@ -18,7 +18,7 @@ const (
 	DefaultWriteBufferSize = 512 << 10
 )
 
-// A TransportOption changes the gRPC settings ServerOptions and DialOptions
+// A TransportOption changes the gRPC settings GRPCServerOptions and GRPCDialOptions
 // return.
 type TransportOption func(*transport)
 
@@ -61,7 +61,7 @@ func WithZeroingBufferPool() TransportOption {
 	return func(t *transport) { t.zeroing = true }
 }
 
-// ServerOptions returns the options of a gRPC server (grpc.NewServer, or
+// GRPCServerOptions returns the options of a gRPC server (grpc.NewServer, or
 // arrow-go's flight.NewServerWithMiddleware) that serves Flight with Codec
 // and the transport settings opts give, the defaults above without any.
 // They apply to that server only: Codec is not registered for the process.
@@ -89,7 +89,7 @@ func GRPCServerOptions(opts ...TransportOption) []grpc.ServerOption {
 	return so
 }
 
-// DialOptions returns the options of a gRPC client connection (arrow-go's
+// GRPCDialOptions returns the options of a gRPC client connection (arrow-go's
 // flight.NewClientWithMiddleware, or grpc.NewClient) whose calls use Codec
 // and the transport settings opts give. Add the transport credentials.
 func GRPCDialOptions(opts ...TransportOption) []grpc.DialOption {
@@ -116,8 +116,8 @@ func GRPCDialOptions(opts ...TransportOption) []grpc.DialOption {
 	return do
 }
 
-// CallOptions returns the options of one call that make it use Codec, for a
-// connection dialled without DialOptions.
+// GRPCCallOptions returns the options of one call that make it use Codec, for a
+// connection dialled without GRPCDialOptions.
 func GRPCCallOptions() []grpc.CallOption {
 	return []grpc.CallOption{grpc.ForceCodecV2(Codec)}
 }
