@@ -69,9 +69,11 @@ const (
 
 // ServerOptions configure a Server beyond its codec options.
 type ServerOptions struct {
-	// Codec are the codec's Writer options for the stored files
-	// (codec.WithCompression, say), also used for the arrowpack blocks of
-	// a DoGet whose client names no compression.
+	// Codec are the codec's Encoder options (codec.WithCompression, say)
+	// of the blocks the server encodes: those of streams put as Arrow IPC
+	// (arrowpack blocks are stored as they came), and those of a DoGet
+	// whose client asks for another compression than a block's stored one
+	// (a block it accepts goes as it is stored, with its stored checksum).
 	Codec []codec.Option
 	// Sync is what makes a put reach the disk before DoPut acknowledges
 	// it; nil means durable.OS (fsync of the file, then of the
@@ -93,9 +95,8 @@ type ServerOptions struct {
 }
 
 // NewServer returns a Server storing its streams in dir, which must exist,
-// with the default ServerOptions and the codec's Writer options opts for
-// the stored files (codec.WithCompression, say), also used for the
-// arrowpack blocks of a DoGet whose client names no compression.
+// with the default ServerOptions and the codec's Encoder options opts
+// (ServerOptions.Codec).
 func NewServer(dir string, opts ...codec.Option) (*Server, error) {
 	return NewServerWith(dir, ServerOptions{Codec: opts})
 }
