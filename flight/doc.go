@@ -42,6 +42,20 @@
 // Server stores what DoPut sends under its descriptor's PATH as arrowpack
 // stream files in a directory and serves them with DoGet, ListFlights,
 // GetFlightInfo and GetSchema. See Server for the file names and tickets.
+// Stored blocks go out as they are stored, with their stored checksum, to a
+// client that accepts their compression.
+//
+// # Transport
+//
+// Codec is a gRPC codec that moves FlightData bodies without protobuf's
+// copies: by reference from a Writer's pooled blocks on send, gathered
+// once into pooled 8-byte aligned buffers on receive, the checksum computed
+// while the bytes are hot. It writes exactly protobuf's bytes, so either end
+// may use it or not. GRPCServerOptions and GRPCDialOptions install it for one
+// server or connection, with larger gRPC buffers and a buffer pool that does
+// not zero (see BenchmarkDoGet); Writer and Reader use it through gRPC's own
+// streams (arrow-go's generated stream types) and work as before on any
+// other stream.
 //
 // gRPC is imported only by this package and the command, never by the
 // codec.

@@ -13,6 +13,14 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
+// The gRPC options of the servers and clients of startServer and dial:
+// the standard ones, unless a test runs others' tests with Codec installed
+// (withTransport).
+var (
+	testServerOpts []grpc.ServerOption
+	testDialOpts   []grpc.DialOption
+)
+
 // testServer is a Server listening on 127.0.0.1 at a port the OS chose.
 type testServer struct {
 	srv    *grpc.Server
@@ -38,7 +46,7 @@ func startServer(t testing.TB, fs aflight.FlightServer, opts ...codec.Option) *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.srv = grpc.NewServer()
+	ts.srv = grpc.NewServer(testServerOpts...)
 	aflight.RegisterFlightServiceServer(ts.srv, fs)
 	ts.addr = lis.Addr().String()
 	go func() { ts.served <- ts.srv.Serve(lis) }()
@@ -59,7 +67,8 @@ func (ts *testServer) stop() {
 // of the test.
 func dial(t testing.TB, addr string) aflight.Client {
 	t.Helper()
-	c, err := aflight.NewClientWithMiddleware(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, testDialOpts...)
+	c, err := aflight.NewClientWithMiddleware(addr, nil, nil, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

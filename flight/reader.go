@@ -3,6 +3,7 @@ package flight
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"sync/atomic"
 
@@ -31,6 +32,8 @@ import (
 // never a shorter batch. A Reader is not safe for concurrent use.
 type Reader struct {
 	stream   aflight.DataStreamReader
+	raw      msgReceiver // the stream's RecvMsg, when it is gRPC's own stream
+	cur      *recvMsg    // what the last message was received into through raw
 	opts     []codec.Option
 	maxBlock int
 	schema   *arrow.Schema
@@ -44,8 +47,11 @@ type Reader struct {
 	meta    []byte
 	descr   *aflight.FlightDescriptor
 	pending []byte
+	block   codec.RawBlock // the block of the current batch, if arrowpack
+	blkBuf  *memory.Buffer // holds block's bytes, when they are pooled
 	plen    uint64
-	pcrc    uint32
+	pcrc    uint32 // the CRC32C the split block's markers give
+	prun    uint32 // the CRC32C of its bytes so far
 	err     error
 	done    bool
 }
@@ -65,6 +71,9 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 	// it) but not this limit, which stays the codec's default.
 	r := &Reader{stream: stream, opts: opts, maxBlock: codec.DefaultMaxBlockSize}
 	r.refs.Store(1)
+	if grpcOwn(stream) {
+		r.raw, _ = stream.(msgReceiver)
+	}
 	r.mem = &cappedAllocator{mem: memory.DefaultAllocator, limit: int64(r.maxBlock)}
 	r.msgs = &messageReader{r: r}
 	defer func() {
@@ -103,11 +112,26 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 	return r, nil
 }
 
-// recv returns the next FlightData and notes its descriptor.
+// recv returns the next FlightData and notes its descriptor. Through gRPC's
+// own stream it receives into a recvMsg (r.cur), so that with Codec the
+// body comes in a pooled buffer with its checksum.
 func (r *Reader) recv() (*aflight.FlightData, error) {
-	fd, err := r.stream.Recv()
-	if err != nil {
-		return nil, err
+	var fd *aflight.FlightData
+	r.cur = nil
+	if r.raw != nil {
+		m := &recvMsg{FlightData: new(aflight.FlightData)}
+		if r.pending != nil {
+			m.seed = r.prun
+		}
+		if err := r.raw.RecvMsg(m); err != nil {
+			return nil, err
+		}
+		fd, r.cur = m.FlightData, m
+	} else {
+		var err error
+		if fd, err = r.stream.Recv(); err != nil {
+			return nil, err
+		}
 	}
 	if fd == nil {
 		return nil, fmt.Errorf("%w: arrowpack flight: nil FlightData", codec.ErrCorrupt)
@@ -128,6 +152,7 @@ func (r *Reader) Next() bool {
 		r.rec.Release()
 		r.rec = nil
 	}
+	r.dropRaw()
 	if r.err != nil || r.done {
 		return false
 	}
@@ -202,13 +227,16 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 		if uint64(len(body)) != m.blockLen {
 			return nil, fmt.Errorf("%w: arrowpack flight: block of %d bytes in a message that says %d", codec.ErrCorrupt, len(body), m.blockLen)
 		}
-		return r.decode(body, m.crc, user)
+		if rm := r.cur; rm != nil {
+			return r.decode(body, rm.buffer(), rm.checksum(), m.crc, user)
+		}
+		return r.decode(body, nil, checksum(body), m.crc, user)
 	}
 	if len(body) == 0 && !m.last {
 		return nil, fmt.Errorf("%w: arrowpack flight: empty part of a split block", codec.ErrCorrupt)
 	}
 	if r.pending == nil {
-		r.plen, r.pcrc = m.blockLen, m.crc
+		r.plen, r.pcrc, r.prun = m.blockLen, m.crc, 0
 		// Grow with what arrives, never from the length the marker claims.
 		r.pending = make([]byte, 0, len(body))
 	} else if m.blockLen != r.plen || m.crc != r.pcrc {
@@ -218,6 +246,12 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("%w: arrowpack flight: parts of a split block exceed its %d bytes", codec.ErrCorrupt, r.plen)
 	}
 	r.pending = append(r.pending, body...)
+	if rm := r.cur; rm != nil {
+		r.prun = rm.checksum()
+		rm.buffer().Release() // the bytes are copied: give them back
+	} else {
+		r.prun = crc32.Update(r.prun, castagnoli, body)
+	}
 	if !m.last {
 		return nil, nil
 	}
@@ -226,13 +260,18 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 	}
 	block := r.pending
 	r.pending = nil
-	return r.decode(block, r.pcrc, user)
+	return r.decode(block, nil, r.prun, r.pcrc, user)
 }
 
-// decode checks and decodes one whole arrowpack block.
-func (r *Reader) decode(block []byte, crc uint32, user []byte) (arrow.RecordBatch, error) {
-	if got := checksum(block); got != crc {
-		return nil, fmt.Errorf("%w: arrowpack flight: block checksum %#08x, its marker says %#08x", codec.ErrCorrupt, got, crc)
+// decode checks and decodes one whole arrowpack block, whose CRC32C is got
+// and should be want. buf, if not nil, holds the block's bytes; decode
+// releases the reference to it the caller gave it.
+func (r *Reader) decode(block []byte, buf *memory.Buffer, got, want uint32, user []byte) (arrow.RecordBatch, error) {
+	if buf != nil {
+		defer buf.Release() // the batch's arrays, and blkBuf, hold their own references
+	}
+	if got != want {
+		return nil, fmt.Errorf("%w: arrowpack flight: block checksum %#08x, its marker says %#08x", codec.ErrCorrupt, got, want)
 	}
 	if r.dec == nil {
 		dec, err := codec.NewDecoder(r.schema, r.opts...)
@@ -242,13 +281,41 @@ func (r *Reader) decode(block []byte, crc uint32, user []byte) (arrow.RecordBatc
 		r.dec = dec
 	}
 	// The block is the Reader's own (gRPC unmarshals every message into
-	// new memory), so the batch may alias it.
-	rec, err := r.dec.Decode(block)
+	// new memory, or Codec into a buffer of buf's), so the batch may alias
+	// it.
+	var rec arrow.RecordBatch
+	var err error
+	if buf != nil {
+		rec, err = r.dec.DecodeBuffer(buf)
+	} else {
+		rec, err = r.dec.Decode(block)
+	}
 	if err != nil {
 		return nil, err
 	}
 	r.meta = user
+	r.block = codec.RawBlock{Bytes: block, CRC: got}
+	if buf != nil {
+		buf.Retain()
+		r.blkBuf = buf
+	}
 	return rec, nil
+}
+
+// rawBlock returns the arrowpack block the current batch was decoded from,
+// as it came, and its CRC32C (checked); ok is false for an IPC batch. The
+// bytes are the Reader's until the next call of Next or Release.
+func (r *Reader) rawBlock() (b codec.RawBlock, ok bool) {
+	return r.block, r.block.Bytes != nil
+}
+
+// dropRaw forgets the current batch's block.
+func (r *Reader) dropRaw() {
+	if r.blkBuf != nil {
+		r.blkBuf.Release()
+		r.blkBuf = nil
+	}
+	r.block = codec.RawBlock{}
 }
 
 // ipcBatch reads a batch from IPC messages starting with fd.
@@ -325,6 +392,7 @@ func (r *Reader) Release() {
 		r.rec.Release()
 		r.rec = nil
 	}
+	r.dropRaw()
 	if r.ipcr != nil {
 		r.ipcr.Release()
 	}

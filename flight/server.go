@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/internal/durable"
@@ -70,9 +69,11 @@ const (
 
 // ServerOptions configure a Server beyond its codec options.
 type ServerOptions struct {
-	// Codec are the codec's Writer options for the stored files
-	// (codec.WithCompression, say), also used for the arrowpack blocks of
-	// a DoGet whose client names no compression.
+	// Codec are the codec's Encoder options (codec.WithCompression, say)
+	// of the blocks the server encodes: those of streams put as Arrow IPC
+	// (arrowpack blocks are stored as they came), and those of a DoGet
+	// whose client asks for another compression than a block's stored one
+	// (a block it accepts goes as it is stored, with its stored checksum).
 	Codec []codec.Option
 	// Sync is what makes a put reach the disk before DoPut acknowledges
 	// it; nil means durable.OS (fsync of the file, then of the
@@ -94,9 +95,8 @@ type ServerOptions struct {
 }
 
 // NewServer returns a Server storing its streams in dir, which must exist,
-// with the default ServerOptions and the codec's Writer options opts for
-// the stored files (codec.WithCompression, say), also used for the
-// arrowpack blocks of a DoGet whose client names no compression.
+// with the default ServerOptions and the codec's Encoder options opts
+// (ServerOptions.Codec).
 func NewServer(dir string, opts ...codec.Option) (*Server, error) {
 	return NewServerWith(dir, ServerOptions{Codec: opts})
 }
@@ -228,10 +228,17 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 	}
 	defer f.Abort() // nothing after Commit
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := codec.NewWriter(bw, r.Schema(), s.opts...)
+	// arrowpack blocks are stored as they came (the Reader checked and
+	// decoded each), IPC batches encoded with the server's options.
+	w, err := codec.NewRawWriter(bw, r.Schema())
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
+	enc, err := codec.NewEncoder(r.Schema(), s.opts...)
+	if err != nil {
+		return statusOf(err, "arrowpack flight: DoPut %s", key)
+	}
+	var buf []byte
 	var rows int64
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -245,7 +252,7 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 				return err
 			}
 		}
-		if err := w.Write(rec); err != nil {
+		if err := storeBatch(r, w, enc, &buf); err != nil {
 			return statusOf(err, "arrowpack flight: DoPut %s", key)
 		}
 		rows += rec.NumRows()
@@ -359,41 +366,31 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoGet")
 	}
-	f, r, err := s.open(key)
+	f, _, err := s.openFile(key)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	defer r.Release()
-	var w batchWriter
-	if ap {
-		opts := s.opts
-		if set {
-			opts = append(opts[:len(opts):len(opts)], codec.WithCompression(comp))
-		}
-		if w, err = NewWriter(stream, r.Schema(), opts...); err != nil {
-			return statusOf(err, "arrowpack flight: DoGet %s", key)
-		}
-	} else {
-		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(r.Schema()))
-		defer iw.Close()
-		w = iw
+	// Unbuffered: a block is read straight into the buffer it is sent
+	// from, not copied once more out of a bufio.Reader.
+	rr, err := codec.NewRawReader(f, codec.WithMaxBlockSize(s.maxBlock))
+	if err != nil {
+		return s.damaged(key, err)
 	}
 	sh := &share{b: s.budget}
 	defer sh.release()
-	for r.Next() {
-		if err := sh.take(blockCost(r.BlockInfo()), "DoGet "+key); err != nil {
-			return err
-		}
-		if err := w.Write(r.RecordBatch()); err != nil {
-			return statusOf(err, "arrowpack flight: DoGet %s", key)
-		}
+	charge := func(info codec.BlockInfo, decoded bool) error {
 		sh.release()
+		cost := int64(info.Size)
+		if decoded {
+			cost = blockCost(info)
+		}
+		return sh.take(cost, "DoGet "+key)
 	}
-	if err := r.Err(); err != nil {
-		return s.damaged(key, err)
-	}
-	if err := w.Close(); err != nil {
+	if err := sendStored(stream, rr, ap, comp, set, s.opts, charge); err != nil {
+		if errors.Is(err, errStored) {
+			return s.damaged(key, err)
+		}
 		return statusOf(err, "arrowpack flight: DoGet %s", key)
 	}
 	return nil

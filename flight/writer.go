@@ -24,15 +24,21 @@ type Writer struct {
 	descr   *aflight.FlightDescriptor
 	maxMsg  int
 	started bool
-	buf     []byte
+	raw     msgSender  // the stream's SendMsg, when it is gRPC's own stream
+	buf     []byte     // the block buffer, when not sending through raw
+	lastLen int        // the size of the last block
+	co      *coalescer // with codec.WithBlockRows or WithBlockSize
 	meta    []byte
 	err     error
 }
 
 // NewWriter returns a Writer of batches of schema to stream. Options are
-// the codec's Encoder options (codec.WithCompression, say). Nothing is sent
-// before the first Write, WriteMetadata or Close, so that a descriptor can
-// still be set.
+// the codec's Writer options: codec.WithCompression, say, and
+// codec.WithBlockRows or WithBlockSize, with which the Writer coalesces
+// small batches into larger blocks as a codec.Writer does (holding them
+// until a target is reached, a Flush, WriteMetadata, WriteWithAppMetadata
+// or Close). Nothing is sent before the first Write, WriteMetadata or
+// Close, so that a descriptor can still be set.
 func NewWriter(stream aflight.DataStreamWriter, schema *arrow.Schema, opts ...codec.Option) (*Writer, error) {
 	if stream == nil {
 		return nil, fmt.Errorf("%w: arrowpack flight: nil stream", codec.ErrInvalidBatch)
@@ -48,7 +54,15 @@ func NewWriter(stream aflight.DataStreamWriter, schema *arrow.Schema, opts ...co
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{stream: stream, enc: enc, schema: hdr, maxMsg: DefaultMaxMessageSize}, nil
+	co, err := newCoalescer(schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{stream: stream, enc: enc, schema: hdr, maxMsg: DefaultMaxMessageSize, co: co}
+	if grpcOwn(stream) {
+		w.raw, _ = stream.(msgSender)
+	}
+	return w, nil
 }
 
 // schemaCapture keeps the metadata of the first IPC payload written to it.
@@ -109,7 +123,8 @@ func (w *Writer) Write(rec arrow.RecordBatch) error { return w.WriteWithAppMetad
 
 // WriteWithAppMetadata sends rec as one arrowpack block with meta as the
 // application metadata of its (last) FlightData. A Reader returns it from
-// LatestAppMetadata after the batch.
+// LatestAppMetadata after the batch. A coalescing Writer (see NewWriter)
+// sends the batches it holds with rec as one block, then meta.
 func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error {
 	if w.err != nil {
 		return w.err
@@ -121,12 +136,62 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		w.err = err
 		return err
 	}
-	block, err := w.enc.Append(w.buf[:0], rec)
+	if w.co != nil {
+		return w.coalesce(rec, meta)
+	}
+	// Sent through gRPC's own stream, the block is encoded into a pooled
+	// buffer that Codec hands to gRPC by reference; it returns to the pool
+	// once gRPC has written it and this Writer is done with it. Otherwise
+	// the stream copies the message before Send returns and one buffer
+	// serves every block.
+	dst := w.buf[:0]
+	if w.raw != nil {
+		dst = blocks.get(w.lastLen + w.lastLen/8)[:0]
+	}
+	block, err := w.enc.Append(dst, rec)
 	if err != nil {
+		if w.raw != nil {
+			blocks.put(dst)
+		}
 		return err // the stream is still sound: nothing of this batch was sent
 	}
-	w.buf = block
-	crc := checksum(block)
+	w.lastLen = len(block)
+	if w.raw == nil {
+		w.buf = block
+		return w.send(block, checksum(block), nil, meta)
+	}
+	sb := newSendBlock(block)
+	defer sb.release()
+	return w.send(block, checksum(block), sb, meta)
+}
+
+// writeRaw sends a block encoded already, of this Writer's schema, whose
+// CRC32C is crc, as it is: a stored block passed through. owner, if not
+// nil, holds the block's bytes (and gets a reference while gRPC does).
+func (w *Writer) writeRaw(block []byte, crc uint32, owner *sendBlock) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.start(); err != nil {
+		w.err = err
+		return err
+	}
+	if w.co != nil {
+		if err := w.flushCoalesced(); err != nil { // the batches before it go first
+			return err
+		}
+	}
+	if w.raw == nil {
+		owner = nil
+	}
+	return w.send(block, crc, owner, nil)
+}
+
+// send sends block, whose CRC32C is crc, in one FlightData or several of at
+// most the message size, with meta after the marker of the last. owner,
+// when not nil, is the sendBlock of the block, for sending through
+// w.raw.
+func (w *Writer) send(block []byte, crc uint32, owner *sendBlock, meta []byte) error {
 	for off := 0; ; {
 		n := min(len(block)-off, w.maxMsg)
 		last := off+n == len(block)
@@ -134,9 +199,17 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		if last {
 			w.meta = append(w.meta, meta...)
 		}
-		// gRPC marshals the message before Send returns, so the buffers
-		// can be reused for the next one.
-		if err := w.stream.Send(&aflight.FlightData{DataBody: block[off : off+n], AppMetadata: w.meta}); err != nil {
+		// gRPC marshals the message before Send returns, so the metadata
+		// buffer can be reused for the next one (the block is either
+		// copied or referenced by the codec).
+		fd := &aflight.FlightData{DataBody: block[off : off+n], AppMetadata: w.meta}
+		var err error
+		if owner != nil {
+			err = w.raw.SendMsg(&sendMsg{FlightData: fd, owner: owner})
+		} else {
+			err = w.stream.Send(fd)
+		}
+		if err != nil {
 			w.err = err
 			return err
 		}
@@ -166,6 +239,11 @@ func (w *Writer) WriteMetadata(meta []byte) error {
 		w.err = err
 		return err
 	}
+	if w.co != nil {
+		if err := w.flushCoalesced(); err != nil { // the batches before it go first
+			return err
+		}
+	}
 	if err := w.stream.Send(&aflight.FlightData{AppMetadata: meta}); err != nil {
 		w.err = err
 		return err
@@ -173,9 +251,26 @@ func (w *Writer) WriteMetadata(meta []byte) error {
 	return nil
 }
 
-// Close sends the schema message if nothing was sent yet, so that an empty
-// stream still has its schema. It does not close the stream: a client ends
-// a DoPut with CloseSend, a server's DoGet by returning.
+// Flush sends the batches a coalescing Writer holds as one block; it does
+// nothing when none are held, or when the Writer does not coalesce.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.co == nil {
+		return nil
+	}
+	if err := w.start(); err != nil {
+		w.err = err
+		return err
+	}
+	return w.flushCoalesced()
+}
+
+// Close sends the batches a coalescing Writer holds, and the schema message
+// if nothing was sent yet, so that an empty stream still has its schema. It
+// does not close the stream: a client ends a DoPut with CloseSend, a
+// server's DoGet by returning.
 func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
@@ -183,6 +278,12 @@ func (w *Writer) Close() error {
 	if err := w.start(); err != nil {
 		w.err = err
 		return err
+	}
+	if w.co != nil {
+		if err := w.co.cw.Close(); err != nil {
+			return err
+		}
+		return w.drain(nil)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/arrowpack/arrowpack/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -14,8 +15,9 @@ import (
 // flightOptions are the flags every Flight client command (get, put, ls)
 // has.
 type flightOptions struct {
-	addr    string
-	timeout time.Duration
+	addr      string
+	timeout   time.Duration
+	transport transportOptions
 }
 
 // flightFlags returns a flag set named name with the flags of every Flight
@@ -25,6 +27,7 @@ func flightFlags(name string) (*flag.FlagSet, *flightOptions) {
 	fs := newFlagSet(name)
 	fs.StringVar(&o.addr, "addr", "", "`address` of the Flight server (required)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	o.transport.flags(fs)
 	return fs, o
 }
 
@@ -36,7 +39,35 @@ func (o *flightOptions) check() error {
 	if o.timeout <= 0 {
 		return usagef("-timeout must be above 0")
 	}
+	return o.transport.check()
+}
+
+// transportOptions are the gRPC transport flags of serve, get, put and ls.
+type transportOptions struct {
+	buffer, window int
+}
+
+func (t *transportOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&t.buffer, "grpc-buffer", flight.DefaultReadBufferSize, "gRPC read and write buffer size in `bytes` (0: gRPC's default, 32 KiB)")
+	fs.IntVar(&t.window, "grpc-window", 0, "gRPC flow control window of a stream and a connection in `bytes` (0: gRPC's dynamic window)")
+}
+
+func (t *transportOptions) check() error {
+	if t.buffer < 0 {
+		return usagef("-grpc-buffer must be 0 or above")
+	}
+	if t.window != 0 && (t.window < 64<<10 || t.window > 1<<31-1) {
+		return usagef("-grpc-window must be 0 or between 64 KiB and 2 GiB")
+	}
 	return nil
+}
+
+func (t *transportOptions) options() []flight.TransportOption {
+	opts := []flight.TransportOption{flight.WithBufferSizes(t.buffer, t.buffer)}
+	if t.window > 0 {
+		opts = append(opts, flight.WithWindowSizes(int32(t.window), int32(t.window)))
+	}
+	return opts
 }
 
 // descriptorPath splits a PATH argument into descriptor path elements.
@@ -55,7 +86,8 @@ func descriptorPath(s string) ([]string, error) {
 // ends after o.timeout; done closes the client and cancels the context,
 // which ends any call still in progress.
 func dialFlight(e *env, o *flightOptions) (c aflight.Client, ctx context.Context, done func(), err error) {
-	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	opts := append(flight.GRPCDialOptions(o.transport.options()...), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err = aflight.NewClientWithMiddleware(o.addr, nil, nil, opts...)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression none|lz4|zstd|minlz] [-batch-rows N] FILE PATH"
+const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression none|lz4|zstd|minlz] [-batch-rows N] [-block-rows N] FILE PATH"
 
 const putAbout = `Puts a file (an arrowpack stream, an Arrow IPC file or stream, or a
 Parquet file) to an Arrow Flight server such as 'arrowpack serve', as
@@ -30,6 +30,7 @@ type putOptions struct {
 	compression string
 	force       bool
 	batchRows   int
+	blockRows   int
 }
 
 func putFlags() (*flag.FlagSet, *putOptions) {
@@ -39,6 +40,7 @@ func putFlags() (*flag.FlagSet, *putOptions) {
 	fs.BoolVar(&o.force, "f", false, "replace the stream stored under PATH if there is one")
 	fs.BoolVar(&o.force, "force", false, "same as -f")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")
+	fs.IntVar(&o.blockRows, "block-rows", 0, "gather small batches into blocks of this many `rows` before sending (0: a block per batch)")
 	return fs, o
 }
 
@@ -57,6 +59,9 @@ func runPut(e *env, args []string) (err error) {
 	}
 	if o.batchRows <= 0 {
 		return usagef("-batch-rows must be above 0")
+	}
+	if o.blockRows < 0 {
+		return usagef("-block-rows must be 0 or above")
 	}
 	comp, err := parseCompression(o.compression)
 	if err != nil {
@@ -84,7 +89,11 @@ func runPut(e *env, args []string) (err error) {
 	if err != nil {
 		return putError(name, o.addr, err)
 	}
-	w, err := flight.NewWriter(stream, in.Schema(), codec.WithCompression(comp))
+	wopts := []codec.Option{codec.WithCompression(comp)}
+	if o.blockRows > 0 {
+		wopts = append(wopts, codec.WithBlockRows(o.blockRows))
+	}
+	w, err := flight.NewWriter(stream, in.Schema(), wopts...)
 	if err != nil {
 		return err
 	}

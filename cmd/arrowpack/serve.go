@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-max-block SIZE] [-max-memory SIZE]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
 under their descriptor path, as arrowpack stream files in DIR (so a restart
@@ -44,6 +44,7 @@ type serveOptions struct {
 	addr, dir, compression string
 	noSync                 bool
 	maxBlock, maxMemory    byteSize
+	transport              transportOptions
 }
 
 func serveFlags() (*flag.FlagSet, *serveOptions) {
@@ -56,6 +57,7 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	o.maxBlock, o.maxMemory = flight.DefaultMaxBlock, flight.DefaultMaxMemory
 	fs.Var(&o.maxBlock, "max-block", "`SIZE` of the largest block, decompressed, a put may send or a get read from the store")
 	fs.Var(&o.maxMemory, "max-memory", "`SIZE` the blocks in flight of all calls may hold together")
+	o.transport.flags(fs)
 	return fs, o
 }
 
@@ -81,6 +83,9 @@ func runServe(e *env, args []string) error {
 	if o.maxBlock <= 0 || o.maxMemory <= 0 {
 		return usagef("-max-block and -max-memory must be above 0")
 	}
+	if err := o.transport.check(); err != nil {
+		return err
+	}
 	store, err := flight.NewServerWith(o.dir, flight.ServerOptions{
 		Codec:     []codec.Option{codec.WithCompression(comp)},
 		NoSync:    o.noSync,
@@ -97,7 +102,7 @@ func runServe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(flight.GRPCServerOptions(o.transport.options()...)...)
 	aflight.RegisterFlightServiceServer(srv, store)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()

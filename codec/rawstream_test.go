@@ -1,0 +1,206 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+)
+
+// readRaw reads every block of a stream with a RawReader.
+func readRaw(t *testing.T, data []byte) (*RawReader, []RawBlock, error) {
+	t.Helper()
+	r, err := NewRawReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []RawBlock
+	for {
+		b, err := r.Next(nil)
+		if errors.Is(err, io.EOF) {
+			return r, out, nil
+		}
+		if err != nil {
+			return r, out, err
+		}
+		out = append(out, b)
+	}
+}
+
+// firstFrame returns the offset of the first frame of a stream and its
+// block.
+func firstFrame(t *testing.T, data []byte) (int, RawBlock) {
+	t.Helper()
+	r, err := NewRawReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.Next(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(data) - r.rd.r.(*bytes.Reader).Len() - len(first.Bytes) - frameHeaderSize, first
+}
+
+// A stream read as raw blocks and written back with a RawWriter is the
+// same bytes, and each raw block decodes to the batch written.
+func TestRawStreamRoundTrip(t *testing.T) {
+	for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+		_, schema, recs := seededBatches(t, uint64(c)+70, 4, 3, 5)
+		data := writeStream(t, schema, recs, WithCompression(c))
+		r, blocks, err := readRaw(t, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) != len(recs) {
+			t.Fatalf("%s: %d raw blocks, %d batches written", c, len(blocks), len(recs))
+		}
+		var out bytes.Buffer
+		w, err := NewRawWriter(&out, r.Schema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range blocks {
+			if err := b.Verify(); err != nil {
+				t.Fatalf("%s block %d: %v", c, i, err)
+			}
+			rec, err := r.Decode(b)
+			if err != nil {
+				t.Fatalf("%s block %d: %v", c, i, err)
+			}
+			checkSame(t, recs[i], rec, r.Schema())
+			rec.Release()
+			if err := w.WriteBlock(b.Bytes, b.CRC); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), data) {
+			t.Fatalf("%s: the RawWriter's stream differs from the Writer's", c)
+		}
+	}
+}
+
+// Streams one after another read as one sequence of raw blocks, and Next
+// reads into the caller's buffer when it is large enough.
+func TestRawStreamConcatenatedAndInto(t *testing.T) {
+	_, schema, recs := seededBatches(t, 77, 3, 2, 3)
+	one := writeStream(t, schema, recs)
+	data := append(bytes.Clone(one), one...)
+	r, err := NewRawReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 0, 1<<20)
+	n := 0
+	for {
+		b, err := r.Next(dst)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if &b.Bytes[0] != &dst[:1][0] {
+			t.Fatalf("block %d not read into the buffer given", n)
+		}
+		if err := b.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2*len(recs) {
+		t.Fatalf("%d blocks, want %d", n, 2*len(recs))
+	}
+}
+
+// Framing a RawReader refuses, built as an attacker would; and a block
+// whose bytes were changed, which it passes on but Verify and Decode
+// refuse.
+func TestRawStreamCorrupt(t *testing.T) {
+	_, schema, recs := seededBatches(t, 78, 3, 2, 2)
+	data := writeStream(t, schema, recs)
+	frame, first := firstFrame(t, data)
+	set := func(off int, v uint64) []byte {
+		d := bytes.Clone(data)
+		binary.LittleEndian.PutUint64(d[off:], v)
+		return d
+	}
+	cases := map[string][]byte{
+		"huge frame":         set(frame, 1<<62),
+		"frame not 8-padded": set(frame, uint64(len(first.Bytes)+4)),
+		"frame under header": set(frame, 8),
+		"reserved bytes":     set(frame+8, uint64(first.CRC)|1<<40),
+		"truncated":          data[:len(data)-20],
+		"block count":        set(len(data)-8, 7),
+	}
+	for name, d := range cases {
+		_, _, err := readRaw(t, d)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	d := bytes.Clone(data)
+	d[frame+frameHeaderSize+headerSize+3] ^= 1
+	r, blocks, err := readRaw(t, d)
+	if err != nil {
+		t.Fatalf("a changed block: %v; the RawReader does not check blocks", err)
+	}
+	if err := blocks[0].Verify(); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Verify: %v, want ErrCorrupt", err)
+	}
+	if _, err := r.Decode(blocks[0]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Decode: %v, want ErrCorrupt", err)
+	}
+}
+
+// A RawWriter refuses what no Reader would read, and writing after Close.
+func TestRawWriterRefuses(t *testing.T) {
+	_, schema, _ := seededBatches(t, 79, 2, 1, 0)
+	var out bytes.Buffer
+	w, err := NewRawWriter(&out, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 8, headerSize + 4} {
+		if err := w.WriteBlock(make([]byte, n), 0); !errors.Is(err, ErrInvalidBatch) {
+			t.Fatalf("block of %d bytes: %v, want ErrInvalidBatch", n, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(make([]byte, headerSize), 0); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+	// What it wrote is an empty stream a Reader reads.
+	readStream(t, out.Bytes(), nil)
+}
+
+// A frame that claims far more than the stream holds costs what arrives,
+// not what it claims.
+func TestRawStreamClaimedLength(t *testing.T) {
+	_, schema, recs := seededBatches(t, 80, 2, 1, 1)
+	data := writeStream(t, schema, recs)
+	frame, first := firstFrame(t, data)
+	d := bytes.Clone(data[:frame+frameHeaderSize+len(first.Bytes)]) // cut after the first block
+	binary.LittleEndian.PutUint64(d[frame:], 200<<20)               // which claims 200 MiB
+	var rerr error
+	n := allocated(func() {
+		r, err := NewRawReader(bytes.NewReader(d))
+		if err != nil {
+			rerr = err
+			return
+		}
+		_, rerr = r.Next(nil)
+	})
+	if !errors.Is(rerr, ErrCorrupt) {
+		t.Fatalf("%v, want ErrCorrupt", rerr)
+	}
+	if n > 1<<20 {
+		t.Fatalf("%d bytes allocated for a %d-byte stream", n, len(d))
+	}
+}

@@ -1,0 +1,130 @@
+package flight
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/arrowpack/arrowpack/codec"
+)
+
+// errStored marks an error of a stored stream (its framing or a block
+// that does not decode), which a Server reports as DataLoss.
+var errStored = errors.New("stored stream")
+
+// sendStored sends the blocks of a stored stream to a DoGet stream. To a
+// client that asked for arrowpack, a block whose compression is the one it
+// asked for (any, when it named none) goes as it is stored, with its stored
+// checksum, which the client's Reader checks: no decoding, no encoding, no
+// checksumming on the server. Other blocks are decoded (checksum checked)
+// and encoded again with opts (the server's options and the compression
+// asked for). A client that did not ask for arrowpack gets Arrow IPC.
+//
+// charge is called before each block is sent, with the block's info and
+// whether it is decoded, so that the caller can account for what the block
+// holds until the next call.
+func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
+	if !ap {
+		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(rr.Schema()))
+		defer iw.Close()
+		err := eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
+			info, err := codec.ReadBlockInfo(b.Bytes)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errStored, err)
+			}
+			if err := charge(info, true); err != nil {
+				return err
+			}
+			rec, err := rr.Decode(b)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errStored, err)
+			}
+			defer rec.Release()
+			return iw.Write(rec)
+		})
+		if err != nil {
+			return err
+		}
+		return iw.Close()
+	}
+	if set {
+		opts = append(opts[:len(opts):len(opts)], codec.WithCompression(comp))
+	}
+	w, err := NewWriter(stream, rr.Schema(), opts...)
+	if err != nil {
+		return err
+	}
+	err = eachStored(rr, w, func(b codec.RawBlock, sb *sendBlock) error {
+		info, err := codec.ReadBlockInfo(b.Bytes)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errStored, err)
+		}
+		pass := !set || info.Compression == comp
+		if err := charge(info, !pass); err != nil {
+			return err
+		}
+		if pass {
+			return w.writeRaw(b.Bytes, b.CRC, sb)
+		}
+		rec, err := rr.Decode(b)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errStored, err)
+		}
+		defer rec.Release()
+		return w.Write(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// eachStored calls f with every block of rr, read into a pooled buffer
+// held by a sendBlock (when w sends through gRPC's own stream) that gRPC
+// may keep a reference to.
+func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBlock) error) error {
+	last := 0
+	for {
+		var dst []byte
+		pooled := w != nil && w.raw != nil
+		if pooled {
+			dst = blocks.get(last + last/8)
+		}
+		b, err := rr.Next(dst)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", errStored, err)
+		}
+		last = len(b.Bytes)
+		var sb *sendBlock
+		if pooled {
+			sb = newSendBlock(b.Bytes)
+		}
+		err = f(b, sb)
+		if sb != nil {
+			sb.release()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// storeBatch writes the current batch of r to rw: its arrowpack block as
+// it came (the Reader has checked its checksum and decoded it), an IPC
+// batch encoded with enc into *buf.
+func storeBatch(r *Reader, rw *codec.RawWriter, enc *codec.Encoder, buf *[]byte) error {
+	if b, ok := r.rawBlock(); ok {
+		return rw.WriteBlock(b.Bytes, b.CRC)
+	}
+	block, err := enc.Append((*buf)[:0], r.RecordBatch())
+	if err != nil {
+		return err
+	}
+	*buf = block
+	return rw.WriteBlock(block, codec.Checksum(block))
+}

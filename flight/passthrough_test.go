@@ -1,0 +1,163 @@
+package flight
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	aflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// storedBlocks reads the raw blocks of the stream stored under key.
+func storedBlocks(t *testing.T, ts *testServer, key string) []codec.RawBlock {
+	t.Helper()
+	f, err := os.Open(filepath.Join(ts.dir, key+fileExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := codec.NewRawReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []codec.RawBlock
+	for {
+		b, err := r.Next(nil)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+}
+
+// getBlocks reads the stream stored under key asking for comp, returning
+// the raw block of every batch as the Reader received it.
+func getBlocks(ctx context.Context, c aflight.Client, key string, comp codec.Compression) ([]codec.RawBlock, error) {
+	stream, err := c.DoGet(Accept(ctx, comp), &aflight.Ticket{Ticket: []byte(key)})
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(stream)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	var out []codec.RawBlock
+	for r.Next() {
+		b, ok := r.rawBlock()
+		if !ok {
+			return nil, errors.New("an IPC batch")
+		}
+		out = append(out, codec.RawBlock{Bytes: bytes.Clone(b.Bytes), CRC: b.CRC})
+	}
+	return out, r.Err()
+}
+
+// DoPut stores arrowpack blocks as they came, whatever the server's own
+// compression; DoGet sends stored blocks as they are to a client that asks
+// for their compression (or names none), and converts for one that asks for
+// another.
+func TestPassThrough(t *testing.T) {
+	recs := lineitemBatches(3000, 1, 5000)
+	defer batches.Release(recs)
+	for _, side := range []string{"standard", "codec"} {
+		t.Run(side, func(t *testing.T) {
+			if side == "codec" {
+				withTransport(t, GRPCServerOptions(), GRPCDialOptions())
+			} else {
+				withTransport(t, GRPCServerOptions(WithStandardCodec()), GRPCDialOptions(WithStandardCodec()))
+			}
+			ts := startServer(t, nil, codec.WithCompression(codec.LZ4))
+			c := dial(t, ts.addr)
+			ctx := testCtx(t, 60*time.Second)
+			// What the Writer sends: the blocks a codec.Writer writes.
+			var want bytes.Buffer
+			sw, err := codec.NewWriter(&want, recs[0].Schema(), codec.WithCompression(codec.Zstd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := batches.WriteAll(sw, recs); err != nil {
+				t.Fatal(err)
+			}
+			if err := put(ctx, c, []string{"pt"}, recs[0].Schema(), recs, codec.WithCompression(codec.Zstd)); err != nil {
+				t.Fatal(err)
+			}
+			stored := storedBlocks(t, ts, "pt")
+			stream, err := os.ReadFile(filepath.Join(ts.dir, "pt"+fileExt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(stream, want.Bytes()) {
+				t.Fatal("DoPut did not store the blocks as they came")
+			}
+			for _, comp := range []codec.Compression{codec.Zstd, codec.None} {
+				got, err := getBlocks(ctx, c, "pt", comp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(stored) {
+					t.Fatalf("%s: %d blocks, %d stored", comp, len(got), len(stored))
+				}
+				for i := range got {
+					same := bytes.Equal(got[i].Bytes, stored[i].Bytes) && got[i].CRC == stored[i].CRC
+					if same != (comp == codec.Zstd) {
+						t.Fatalf("%s block %d: sent as stored %v", comp, i, same)
+					}
+				}
+			}
+			got, err := get(ctx, c, []string{"pt"}, true, codec.Zstd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEqual(t, got, recs)
+			batches.Release(got)
+			waitLive(t)
+		})
+	}
+}
+
+// A stored block damaged on disk: passed through, the client's Reader
+// finds the checksum wrong; converted, the server reports DataLoss.
+func TestPassThroughDamagedStore(t *testing.T) {
+	recs := lineitemBatches(2000, 2000)
+	defer batches.Release(recs)
+	ts := startServer(t, nil)
+	c := dial(t, ts.addr)
+	ctx := testCtx(t, 60*time.Second)
+	if err := put(ctx, c, []string{"dmg"}, recs[0].Schema(), recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(ts.dir, "dmg"+fileExt)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-100] ^= 0x40 // in the last block's body
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = getBlocks(ctx, c, "dmg", codec.None)
+	if !errors.Is(err, codec.ErrCorrupt) {
+		t.Fatalf("passed through: %v, want ErrCorrupt", err)
+	}
+	_, err = getBlocks(ctx, c, "dmg", codec.LZ4)
+	if status.Code(err) != codes.DataLoss {
+		t.Fatalf("converted: %v, want DataLoss", err)
+	}
+	_, err = get(ctx, c, []string{"dmg"}, false, 0)
+	if status.Code(err) != codes.DataLoss {
+		t.Fatalf("as IPC: %v, want DataLoss", err)
+	}
+}
