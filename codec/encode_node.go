@@ -187,10 +187,10 @@ func (c *encoding) node(p *plan, segs []seg) {
 		c.fixed(segs, n, p.width, p.transpose)
 	case kBinary:
 		c.validity(segs, n)
-		binaryNode(c, offsets32, segs, n)
+		binaryNode(c, offsets32, segs, n, p.utf8)
 	case kLargeBinary:
 		c.validity(segs, n)
-		binaryNode(c, offsets64, segs, n)
+		binaryNode(c, offsets64, segs, n, p.utf8)
 	case kView:
 		c.validity(segs, n)
 		c.views(segs, n)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -75,9 +76,11 @@ type input struct {
 	f      *os.File        // the file, nil for standard input
 	read   *countingReader // counts the bytes a stream reader consumed
 	r      batchReader
-	apk    *codec.Reader   // the reader when format is formatArrowpack
-	ipcf   *ipc.FileReader // the reader when format is formatIPCFile
-	pq     *file.Reader    // the reader when format is formatParquet
+	apk    *codec.Reader     // the reader when format is formatArrowpack
+	ipcf   *ipc.FileReader   // the reader when format is formatIPCFile
+	ra     readAtSeeker      // what ipcf reads
+	ipcTap *tapMessageReader // the message reader when format is formatIPCStream
+	pq     *file.Reader      // the reader when format is formatParquet
 	pqa    *pqarrow.FileReader
 	extra  func() // releases what the reader holds beyond itself
 	err    error
@@ -168,13 +171,18 @@ func openInput(path string, stdin io.Reader, batchRows int) (_ *input, err error
 	mem := memory.DefaultAllocator
 	switch in.format {
 	case formatIPCFile:
+		in.ra = ra
 		fr, err := ipc.NewFileReader(ra, limit, ipc.WithAllocator(mem))
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v", in.name(), err)
 		}
 		in.r, in.ipcf = &ipcFileReader{r: fr}, fr
 	case formatIPCStream:
-		r, err := ipc.NewReader(in.read, limit, ipc.WithAllocator(mem))
+		// Through a message reader of its own: ipc.NewReader would not
+		// apply the body limit, and inspect learns each batch's size and
+		// compression from it.
+		in.ipcTap = newTapMessageReader(in.read, limit, ipc.WithAllocator(mem))
+		r, err := ipc.NewReaderFromMessageReader(in.ipcTap, limit, ipc.WithAllocator(mem))
 		if err != nil {
 			return nil, fmt.Errorf("%s: the Arrow IPC stream's schema is unreadable: %v", in.name(), err)
 		}
@@ -336,6 +344,12 @@ func (in *input) Next() (ok bool) {
 		}
 	}()
 	if in.r.Next() {
+		if in.format != formatArrowpack {
+			if err := validBatch(in.r.RecordBatch()); err != nil {
+				in.fail(fmt.Errorf("%s: batch %d of the %s is invalid: %w", in.name(), in.batches, in.format, err))
+				return false
+			}
+		}
 		in.batches++
 		in.rows += in.r.RecordBatch().NumRows()
 		return true
@@ -349,6 +363,113 @@ func (in *input) Next() (ok bool) {
 	}
 	return false
 }
+
+// validBatch checks a batch that arrowpack did not write, as arrow-go's
+// readers do not: offsets, lengths, dictionary indices, run ends, UTF-8 of
+// strings (array.ValidateFull, column by column as ValidateRecordFull
+// does). Without it a hostile or damaged IPC or Parquet file makes the
+// printers panic, or convert write a file no one can read back. The error
+// names the column; the values it quotes are made printable.
+func validBatch(rec arrow.RecordBatch) error {
+	for i, col := range rec.Columns() {
+		if err := validColumn(col); err != nil {
+			msg := fmt.Sprintf("column %d (%s): %s", i, rec.ColumnName(i), oneLine(err.Error()))
+			return &invalidBatchError{msg: strings.ToValidUTF8(msg, "\uFFFD"), err: err}
+		}
+	}
+	return nil
+}
+
+// validColumn is array.ValidateFull, which itself panics on some offsets
+// that point past the data (a string array's [0,4,1] over 1 byte: it
+// slices before it has checked them all); the panic is the column's error.
+func validColumn(col arrow.Array) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("offsets or lengths point outside its buffers (%v)", p)
+		}
+	}()
+	if d, patched := withNullSlots(col.Data()); patched {
+		defer d.Release()
+		col = array.MakeFromData(d)
+		defer col.Release()
+	}
+	return array.ValidateFull(col)
+}
+
+// withNullSlots returns d patched where arrow-go's validation trips on
+// sound data, and true; or d itself and false when there is nothing to
+// patch. It expects a buffer of a null-type array, which its IPC reader does
+// not give; and it reads the offsets of an empty dense union, which may be
+// absent: an empty array gets empty buffers for absent ones (the validity
+// bitmap aside). The caller releases what it returns with true.
+func withNullSlots(d arrow.ArrayData) (arrow.ArrayData, bool) {
+	if d.DataType().ID() == arrow.NULL {
+		if len(d.Buffers()) > 0 {
+			return d, false
+		}
+		return array.NewData(d.DataType(), d.Len(), []*memory.Buffer{nil}, nil, d.NullN(), d.Offset()), true
+	}
+	buffers, bufPatched := d.Buffers(), false
+	if d.Len() == 0 {
+		for i, b := range buffers {
+			if i > 0 && b == nil {
+				if !bufPatched {
+					buffers, bufPatched = slices.Clone(buffers), true
+				}
+				buffers[i] = memory.NewBufferBytes([]byte{})
+			}
+		}
+	}
+	var children []arrow.ArrayData
+	var made []arrow.ArrayData
+	for i, c := range d.Children() {
+		if p, ok := withNullSlots(c); ok {
+			if children == nil {
+				children = slices.Clone(d.Children())
+			}
+			children[i] = p
+			made = append(made, p)
+		}
+	}
+	dict := d.Dictionary()
+	if dd, ok := dict.(*array.Data); !ok || dd == nil {
+		dict = nil // a typed nil, when there is none
+	}
+	if dict != nil {
+		if p, ok := withNullSlots(dict); ok {
+			dict = p
+			made = append(made, p)
+		}
+	}
+	if len(made) == 0 && !bufPatched {
+		return d, false
+	}
+	if children == nil {
+		children = d.Children()
+	}
+	var nd arrow.ArrayData
+	if dict != nil {
+		nd = array.NewDataWithDictionary(d.DataType(), d.Len(), buffers, d.NullN(), d.Offset(), dict.(*array.Data))
+	} else {
+		nd = array.NewData(d.DataType(), d.Len(), buffers, children, d.NullN(), d.Offset())
+	}
+	for _, m := range made {
+		m.Release()
+	}
+	return nd, true
+}
+
+// invalidBatchError is a batch that array.ValidateFull refused, its message
+// cleaned of the bytes it quotes; it matches arrow.ErrInvalid.
+type invalidBatchError struct {
+	msg string
+	err error
+}
+
+func (e *invalidBatchError) Error() string { return e.msg }
+
+func (e *invalidBatchError) Unwrap() []error { return []error{e.err, arrow.ErrInvalid} }
 
 // fail ends the reading with err, noting where a stream's damage starts.
 func (in *input) fail(err error) {
