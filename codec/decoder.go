@@ -16,7 +16,10 @@ import (
 // Decode never panics and never trusts the block: whatever the bytes, it
 // returns either a batch that is sound all the way down (what
 // array.ValidateRecordFull checks holds) or an error wrapping ErrCorrupt or
-// ErrSchemaMismatch.
+// ErrSchemaMismatch. Its memory follows the block's bytes: a compressed
+// section may declare only as many raw bytes as its codec can produce from
+// its stored bytes, checked before anything is allocated, and a Decoder
+// keeps at most 4 freed raw bodies (FORMAT.md, "Bounds").
 type Decoder struct {
 	schema      *arrow.Schema
 	plans       []*plan

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -490,5 +491,36 @@ func TestReadBoundTruncatedStream(t *testing.T) {
 	a.check(t)
 	if lim := uint64(4*len(s) + 256<<10); a.allocated > lim {
 		t.Errorf("%d bytes allocated reading %d bytes of a stream, want at most %d", a.allocated, len(s), lim)
+	}
+}
+
+// TestReadBoundStreamHostileBlock reads streams of one sound frame (right
+// length and checksum) holding a block of about 2 KB whose section declares
+// 256 MiB: Reader.Next must refuse it having allocated about what it read.
+func TestReadBoundStreamHostileBlock(t *testing.T) {
+	for _, c := range []Compression{LZ4, Zstd, MinLZ} {
+		block := hostileDeclared(c, 256<<20)
+		s := streamPrefix()
+		var fh [frameHeaderSize]byte
+		binary.LittleEndian.PutUint64(fh[:], uint64(len(block)))
+		binary.LittleEndian.PutUint32(fh[8:], crc32.Checksum(block, castagnoli))
+		s = append(append(s, fh[:]...), block...)
+		s = append(s, make([]byte, frameHeaderSize)...) // an end frame
+		binary.LittleEndian.PutUint64(s[len(s)-8:], 1)
+		a := readAttack{name: "a stream of a " + c.String() + " block declaring 256 MiB", in: len(s)}
+		a.allocated = allocated(func() {
+			rd, err := NewReader(bytes.NewReader(s))
+			if err != nil {
+				a.err = err
+				return
+			}
+			for rd.Next() {
+			}
+			a.err = rd.Err()
+		})
+		if !errors.Is(a.err, ErrCorrupt) {
+			t.Errorf("read: %v, want ErrCorrupt", a.err)
+		}
+		a.check(t)
 	}
 }

@@ -244,7 +244,7 @@ func (r *Reader) readGrowing(n int, what string, alloc func(int) []byte, free fu
 		if got == n {
 			return buf, nil
 		}
-		next := alloc(min(n, 2*got))
+		next := alloc(got + min(n-got, got)) // doubling, without overflow on 32 bits
 		copy(next, buf)
 		if free != nil {
 			free(buf)
