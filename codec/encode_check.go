@@ -566,6 +566,11 @@ func (k checker) views(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.
 			if p.utf8 && !utf8.Valid(v[4:4+l]) {
 				return faultf(i-base, "string is not valid UTF-8")
 			}
+			for _, c := range v[4+l:] {
+				if c != 0 {
+					return faultf(i-base, "inline view is not zero-padded")
+				}
+			}
 		default:
 			idx := uint32(v[8]) | uint32(v[9])<<8 | uint32(v[10])<<16 | uint32(v[11])<<24
 			o := uint32(v[12]) | uint32(v[13])<<8 | uint32(v[14])<<16 | uint32(v[15])<<24
