@@ -476,7 +476,7 @@ func (b *arrayBuilder) runEndEncoded(t *arrow.RunEndEncodedType, n, off, m int) 
 // it: Append and AppendBatches of it twice either fail with an error that
 // wraps ErrInvalidBatch or ErrUnsupported, or write a block that decodes
 // to equal batches; within encodeAllocBound of the batch's bytes.
-func runEncode(t *testing.T, data []byte) {
+func runEncode(t *testing.T, data []byte) error {
 	c := newChoices(data)
 	schema := drawSchema(c)
 	b := &arrayBuilder{c: c}
@@ -496,7 +496,7 @@ func runEncode(t *testing.T, data []byte) {
 			t.Fatalf("panic: %v (%s)\n%s", p, what, debug.Stack())
 		}
 	}()
-	checkEncodeFuzz(t, rec, size, what)
+	return checkEncodeFuzz(t, rec, size, what)
 }
 
 // checkEncodeFuzz is checkEncode for fuzzing: Append without compression
@@ -588,6 +588,7 @@ func TestEncodeStructured(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
+	accepted, refused := 0, 0
 	for i, data := range structSeeds(n) {
 		t.Run("", func(t *testing.T) {
 			defer func() {
@@ -595,11 +596,20 @@ func TestEncodeStructured(t *testing.T) {
 					t.Logf("input %d of structSeeds", i)
 				}
 			}()
-			runEncode(t, data)
+			if runEncode(t, data) == nil {
+				accepted++
+			} else {
+				refused++
+			}
 		})
 		if t.Failed() {
 			break
 		}
+	}
+	t.Logf("%d batches encoded and decoded equal, %d refused", accepted, refused)
+	// The builder must reach both sides of the property.
+	if accepted < n/10 || refused < n/10 {
+		t.Errorf("%d of %d batches accepted, %d refused: the builder is too tame or too hostile", accepted, n, refused)
 	}
 }
 
@@ -609,5 +619,5 @@ func FuzzEncode(f *testing.F) {
 	for _, s := range structSeeds(32) {
 		f.Add(s)
 	}
-	f.Fuzz(runEncode)
+	f.Fuzz(func(t *testing.T, data []byte) { runEncode(t, data) })
 }
