@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
@@ -309,4 +310,126 @@ func BenchmarkMaxUint32(b *testing.B) {
 
 func BenchmarkMaxUint64(b *testing.B) {
 	benchMax(b, func(im *impl) func([]uint64) uint64 { return im.max64 }, 8)
+}
+
+// The bit-packing benchmarks run every width on 64Ki values (n=64Ki, the
+// values fit L2 as the codec's blocks do), named
+// Benchmark<Kernel>/w=<width>/impl=<path>; b.SetBytes is the unpacked
+// bytes (4 or 8 per value) for packing and unpacking alike, so MB/s is
+// values per second times the value size at every width. For the ratio of
+// the paths per width: benchstat -col /impl bench.txt
+func benchPack[T word](b *testing.B, unpack bool) {
+	const n = 1 << 16
+	bits := wordBits[T]()
+	r := rand.New(rand.NewPCG(7, uint64(bits)))
+	for w := 0; w <= bits; w++ {
+		src := make([]T, n)
+		for i := range src {
+			src[i] = T(r.Uint64())&lowMask[T](w) + 1000
+		}
+		packed := make([]byte, PackedLen(n, w))
+		packGeneric(packed, src, 1000, w)
+		dst := make([]T, n)
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("w=%d/impl=%s", w, im.name), func(b *testing.B) {
+				b.SetBytes(int64(bits / 8 * n))
+				for b.Loop() {
+					if unpack {
+						unpackWith(im, dst, packed, 1000, w)
+					} else {
+						packWith(im, packed, src, 1000, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// packWith and unpackWith call im's kernel for T.
+func packWith[T word](im *impl, dst []byte, src []T, base T, w int) {
+	switch s := any(src).(type) {
+	case []uint32:
+		im.pack32(dst, s, uint32(base), w)
+	case []uint64:
+		im.pack64(dst, s, uint64(base), w)
+	}
+}
+
+func unpackWith[T word](im *impl, dst []T, src []byte, base T, w int) {
+	switch d := any(dst).(type) {
+	case []uint32:
+		im.unpack32(d, src, uint32(base), w)
+	case []uint64:
+		im.unpack64(d, src, uint64(base), w)
+	}
+}
+
+func BenchmarkBitPack32(b *testing.B)   { benchPack[uint32](b, false) }
+func BenchmarkBitPack64(b *testing.B)   { benchPack[uint64](b, false) }
+func BenchmarkBitUnpack32(b *testing.B) { benchPack[uint32](b, true) }
+func BenchmarkBitUnpack64(b *testing.B) { benchPack[uint64](b, true) }
+
+// The ALP benchmarks: integers of up to 40 bits, as ALP's encoder emits
+// them from decimals, turned into floats; b.SetBytes is the integers'
+// bytes.
+func BenchmarkALPDecode64(b *testing.B) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(8, uint64(n)))
+		src := make([]int64, n)
+		for i := range src {
+			src[i] = int64(r.Uint64()) >> 24
+		}
+		dst := make([]float64, n)
+		b.SetBytes(int64(8 * n))
+		for b.Loop() {
+			alpDecode64(im, dst, src, 1, 1e-4)
+		}
+	})
+}
+
+func BenchmarkALPDecode32(b *testing.B) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(9, uint64(n)))
+		src := make([]int32, n)
+		for i := range src {
+			src[i] = int32(r.Uint32()) >> 8
+		}
+		dst := make([]float32, n)
+		b.SetBytes(int64(4 * n))
+		for b.Loop() {
+			alpDecode32(im, dst, src, 1, 1e-2)
+		}
+	})
+}
+
+func benchMinMax[T uint32 | uint64 | int32 | int64](b *testing.B, kernel func(*impl) func([]T) (T, T)) {
+	benchEach(b, func(b *testing.B, im *impl, n int) {
+		r := rand.New(rand.NewPCG(10, uint64(n)))
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(r.Uint64())
+		}
+		f := kernel(im)
+		b.SetBytes(int64(unsafe.Sizeof(T(0))) * int64(n))
+		for b.Loop() {
+			lo, hi := f(x)
+			benchSinkInt += int(lo) ^ int(hi)
+		}
+	})
+}
+
+func BenchmarkMinMax32(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]uint32) (uint32, uint32) { return im.minmax32 })
+}
+
+func BenchmarkMinMax64(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]uint64) (uint64, uint64) { return im.minmax64 })
+}
+
+func BenchmarkMinMaxInt32(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]int32) (int32, int32) { return im.minmaxInt32 })
+}
+
+func BenchmarkMinMaxInt64(b *testing.B) {
+	benchMinMax(b, func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 })
 }

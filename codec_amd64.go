@@ -196,3 +196,85 @@ func max64Vec(x []uint64) (m uint64, n int)
 //
 //go:noescape
 func histogramVec(counts *[256]uint32, src []byte) int
+
+// pack32Vec packs the n = len(src) rounded down to a multiple of 256 values
+// of src, minus base, into whole blocks of width bits (1 <= width <=
+// 32) at the start of dst, and returns n. The caller guarantees
+// len(dst) >= n/256*32*width. It reads and writes nothing past those
+// bytes and src[n].
+//
+//go:noescape
+func pack32Vec(dst []byte, src []uint32, base uint32, width int) int
+
+// pack64Vec packs the n = len(src) rounded down to a multiple of 256 values
+// of src, minus base, into whole blocks of width bits (1 <= width <=
+// 64) at the start of dst, and returns n. The caller guarantees
+// len(dst) >= n/256*32*width. It reads and writes nothing past those
+// bytes and src[n].
+//
+//go:noescape
+func pack64Vec(dst []byte, src []uint64, base uint64, width int) int
+
+// unpack32Vec unpacks the n = len(dst) rounded down to a multiple of 256
+// values of the whole blocks of width bits (0 <= width <= 32) at the
+// start of src into dst, adding base, and returns n. The caller
+// guarantees len(src) >= n/256*32*width. It reads and writes nothing
+// past those bytes and dst[n].
+//
+//go:noescape
+func unpack32Vec(dst []uint32, src []byte, base uint32, width int) int
+
+// unpack64Vec unpacks the n = len(dst) rounded down to a multiple of 256
+// values of the whole blocks of width bits (0 <= width <= 64) at the
+// start of src into dst, adding base, and returns n. The caller
+// guarantees len(src) >= n/256*32*width. It reads and writes nothing
+// past those bytes and dst[n].
+//
+//go:noescape
+func unpack64Vec(dst []uint64, src []byte, base uint64, width int) int
+
+// alp64Vec sets dst[i] = float64(src[i]) * f * e, rounded as that Go
+// expression is, for i < n and returns n: a multiple of 4 (one vector)
+// up to len(src), less where it met a vector of src with an element
+// outside -2^51 <= v < 2^51, which it stops before. The caller
+// guarantees len(dst) >= len(src). It reads and writes nothing at or
+// past index n (past the whole vectors of src where it stops).
+//
+//go:noescape
+func alp64Vec(dst []float64, src []int64, f float64, e float64) int
+
+// alp32Vec sets dst[i] = float32(src[i]) * f * e, rounded as that Go
+// expression is, for i < n and returns n: len(src) rounded down to a
+// multiple of 8 (one vector). The caller guarantees len(dst) >=
+// len(src). It reads and writes nothing at or past index n.
+//
+//go:noescape
+func alp32Vec(dst []float32, src []int32, f float32, e float32) int
+
+// minmaxU32Vec returns the smallest and the largest of x[:n] (unspecified if
+// n = 0), and n: len(x) rounded down to a multiple of 16 (two
+// vectors). It reads nothing at or past x[n].
+//
+//go:noescape
+func minmaxU32Vec(x []uint32) (lo uint32, hi uint32, n int)
+
+// minmaxI32Vec returns the smallest and the largest of x[:n] (unspecified if
+// n = 0), and n: len(x) rounded down to a multiple of 16 (two
+// vectors). It reads nothing at or past x[n].
+//
+//go:noescape
+func minmaxI32Vec(x []int32) (lo int32, hi int32, n int)
+
+// minmaxU64Vec returns the smallest and the largest of x[:n] (unspecified if
+// n = 0), and n: len(x) rounded down to a multiple of 8 (two
+// vectors). It reads nothing at or past x[n].
+//
+//go:noescape
+func minmaxU64Vec(x []uint64) (lo uint64, hi uint64, n int)
+
+// minmaxI64Vec returns the smallest and the largest of x[:n] (unspecified if
+// n = 0), and n: len(x) rounded down to a multiple of 8 (two
+// vectors). It reads nothing at or past x[n].
+//
+//go:noescape
+func minmaxI64Vec(x []int64) (lo int64, hi int64, n int)

@@ -131,3 +131,43 @@ func max64Vec(x []uint64) (m uint64, n int)
 //
 //go:noescape
 func histogramVec(counts *[256]uint32, src []byte) int
+
+// The bit-packing routines work in blocks of 256 values, as on amd64, but
+// leave width 0 to Go: they return 0 for it.
+//
+//go:noescape
+func unpack32Vec(dst []uint32, src []byte, base uint32, width int) int
+
+//go:noescape
+func unpack64Vec(dst []uint64, src []byte, base uint64, width int) int
+
+//go:noescape
+func pack32Vec(dst []byte, src []uint32, base uint32, width int) int
+
+//go:noescape
+func pack64Vec(dst []byte, src []uint64, base uint64, width int) int
+
+// The min/max routines work in blocks of 8 (32-bit) or 4 (64-bit)
+// elements, two Q registers.
+//
+//go:noescape
+func minmaxU32Vec(x []uint32) (lo, hi uint32, n int)
+
+//go:noescape
+func minmaxI32Vec(x []int32) (lo, hi int32, n int)
+
+//go:noescape
+func minmaxU64Vec(x []uint64) (lo, hi uint64, n int)
+
+//go:noescape
+func minmaxI64Vec(x []int64) (lo, hi int64, n int)
+
+// The ALP routines work in blocks of 4 (float64) or 8 (float32)
+// elements; alp64Vec handles every int64 (SCVTF has no domain limit), so
+// it never stops early.
+//
+//go:noescape
+func alp64Vec(dst []float64, src []int64, f, e float64) int
+
+//go:noescape
+func alp32Vec(dst []float32, src []int32, f, e float32) int

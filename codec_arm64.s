@@ -913,3 +913,343 @@ loop:
 done:
 	MOVD R2, ret+32(FP)
 	RET
+
+// The bit-packing kernels (layout in bitpack.go). A block of 256 values is
+// rows of 32 bytes (two Q registers), row j holding word j of every lane;
+// value k of every lane (values k*L .. k*L+L-1, consecutive) comes from
+// rows j = k*w/B and j+1 at bit sh = k*w%B. Unlike the AVX2 code, which
+// unrolls every width, one loop serves all widths: the shifts are vectors
+// of counts for USHL (negative: right), which also gives 0 for a count of
+// B or more, so a value that does not straddle two words needs no branch.
+// The row after the last is never read: j+1 is clamped to w-1, whose bits
+// the shift then moves to B-sh or above, where the mask drops them.
+//
+// SCVTF and FMUL (vector) are WORD-encoded too (Q=1), checked against
+// aarch64-linux-gnu-as:
+//	SCVTF Vd.T, Vn.T: signed integers to floats, rounding to nearest
+//	FMUL Vd.T, Vn.T, Vm.T: lane-wise product, rounded
+#define SCVTF_D2(d, n) WORD $(0x4e61d800 | (n)<<5 | (d))
+#define SCVTF_S4(d, n) WORD $(0x4e21d800 | (n)<<5 | (d))
+#define FMUL_D2(d, n, m) WORD $(0x6e60dc00 | (m)<<16 | (n)<<5 | (d))
+#define FMUL_S4(d, n, m) WORD $(0x6e20dc00 | (m)<<16 | (n)<<5 | (d))
+
+// WIDTHMASK(ALL, B) sets R5 to the low R4 bits (1 <= R4 <= B) of ALL, all
+// ones in B bits, and V17 to it in every lane (clobbers R6).
+#define WIDTHMASK(T, ALL, B) \
+	MOVD $ALL, R5        \
+	MOVD $B, R6          \
+	SUB  R4, R6, R6      \
+	LSR  R6, R5, R5      \
+	VDUP R5, V17.T
+
+// UNPACK(T, SIZE, B, LOG, ALL): unpack32Vec and unpack64Vec after the
+// arguments are loaded (R0 = dst, R1 = src, R2 = blocks > 0, R3 = base,
+// R4 = width, 1..B); 2^LOG = B.
+#define UNPACK(T, SIZE, B, LOG, ALL) \
+	VDUP R3, V16.T                       \
+	WIDTHMASK(T, ALL, B)                 \
+	LSL  $5, R4, R7                      /* bytes per block */ \
+	SUB  $1, R4, R8                      /* the last row */ \
+block:                                       \
+	MOVD ZR, R9                          /* o = k*w */ \
+	MOVD $B, R10                         \
+value:                                       \
+	LSR  $LOG, R9, R11                   /* j */ \
+	AND  $(B-1), R9, R12                 /* sh */ \
+	ADD  R11<<5, R1, R13                 \
+	VLD1 (R13), [V0.T, V1.T]             \
+	ADD  $1, R11, R14                    \
+	CMP  R8, R14                         \
+	CSEL GT, R8, R14, R14                /* min(j+1, w-1) */ \
+	ADD  R14<<5, R1, R13                 \
+	VLD1 (R13), [V2.T, V3.T]             \
+	NEG  R12, R15                        \
+	VDUP R15, V4.T                       /* -sh: right by sh */ \
+	MOVD $B, R15                         \
+	SUB  R12, R15, R15                   \
+	VDUP R15, V5.T                       /* B-sh: left */ \
+	USHL(SIZE, 0, 0, 4)                  \
+	USHL(SIZE, 1, 1, 4)                  \
+	USHL(SIZE, 2, 2, 5)                  \
+	USHL(SIZE, 3, 3, 5)                  \
+	VORR V2.B16, V0.B16, V0.B16          \
+	VORR V3.B16, V1.B16, V1.B16          \
+	VAND V17.B16, V0.B16, V0.B16         \
+	VAND V17.B16, V1.B16, V1.B16         \
+	VADD V16.T, V0.T, V0.T               \
+	VADD V16.T, V1.T, V1.T               \
+	VST1.P [V0.T, V1.T], 32(R0)          \
+	ADD  R4, R9, R9                      \
+	SUBS $1, R10                         \
+	BNE  value                           \
+	ADD  R7, R1, R1                      \
+	SUBS $1, R2                          \
+	BNE  block
+
+// PACK(T, SIZE, B, LOG, ALL): pack32Vec and pack64Vec after the arguments
+// are loaded (R0 = dst, R1 = src, R2 = blocks > 0, R3 = base, R4 = width,
+// 1..B). Each value, less base and masked, is shifted left by sh into the
+// accumulator V6:V7; where it reaches the end of a word, the row is stored
+// and its bits past the word start the next (a right shift by B-sh, 0 for
+// a value that ends the word exactly).
+#define PACK(T, SIZE, B, LOG, ALL) \
+	VDUP R3, V16.T                       \
+	WIDTHMASK(T, ALL, B)                 \
+block:                                       \
+	VEOR V6.B16, V6.B16, V6.B16          \
+	VEOR V7.B16, V7.B16, V7.B16          \
+	MOVD ZR, R9                          \
+	MOVD $B, R10                         \
+value:                                       \
+	VLD1.P 32(R1), [V0.T, V1.T]          \
+	VSUB V16.T, V0.T, V0.T               \
+	VSUB V16.T, V1.T, V1.T               \
+	VAND V17.B16, V0.B16, V0.B16         \
+	VAND V17.B16, V1.B16, V1.B16         \
+	AND  $(B-1), R9, R12                 /* sh */ \
+	VDUP R12, V4.T                       \
+	USHL(SIZE, 2, 0, 4)                  \
+	USHL(SIZE, 3, 1, 4)                  \
+	VORR V2.B16, V6.B16, V6.B16          \
+	VORR V3.B16, V7.B16, V7.B16          \
+	ADD  R4, R9, R9                      \
+	ADD  R4, R12, R13                    \
+	CMP  $B, R13                         \
+	BLT  next                            \
+	VST1.P [V6.T, V7.T], 32(R0)          \
+	SUB  $B, R12, R15                    \
+	VDUP R15, V5.T                       /* sh-B: right by B-sh */ \
+	USHL(SIZE, 6, 0, 5)                  \
+	USHL(SIZE, 7, 1, 5)                  \
+next:                                        \
+	SUBS $1, R10                         \
+	BNE  value                           \
+	SUBS $1, R2                          \
+	BNE  block
+
+// func unpack32Vec(dst []uint32, src []byte, base uint32, width int) int
+TEXT ·unpack32Vec(SB), NOSPLIT, $0-72
+	LDP   dst_base+0(FP), (R0, R2)
+	MOVD  src_base+24(FP), R1
+	MOVWU base+48(FP), R3
+	MOVD  width+56(FP), R4
+	LSR   $8, R2, R2      // whole blocks of 256 values
+	CBZ   R4, none        // width 0: Go fills in base
+	CBZ   R2, none
+	LSL   $8, R2, R5
+	MOVD  R5, ret+64(FP)
+	UNPACK(S4, 2, 32, 5, 0xffffffff)
+	RET
+none:
+	MOVD ZR, ret+64(FP)
+	RET
+
+// func unpack64Vec(dst []uint64, src []byte, base uint64, width int) int
+TEXT ·unpack64Vec(SB), NOSPLIT, $0-72
+	LDP  dst_base+0(FP), (R0, R2)
+	MOVD src_base+24(FP), R1
+	MOVD base+48(FP), R3
+	MOVD width+56(FP), R4
+	LSR  $8, R2, R2
+	CBZ  R4, none
+	CBZ  R2, none
+	LSL  $8, R2, R5
+	MOVD R5, ret+64(FP)
+	UNPACK(D2, 3, 64, 6, -1)
+	RET
+none:
+	MOVD ZR, ret+64(FP)
+	RET
+
+// func pack32Vec(dst []byte, src []uint32, base uint32, width int) int
+TEXT ·pack32Vec(SB), NOSPLIT, $0-72
+	MOVD  dst_base+0(FP), R0
+	LDP   src_base+24(FP), (R1, R2)
+	MOVWU base+48(FP), R3
+	MOVD  width+56(FP), R4
+	LSR   $8, R2, R2
+	CBZ   R4, none
+	CBZ   R2, none
+	LSL   $8, R2, R5
+	MOVD  R5, ret+64(FP)
+	PACK(S4, 2, 32, 5, 0xffffffff)
+	RET
+none:
+	MOVD ZR, ret+64(FP)
+	RET
+
+// func pack64Vec(dst []byte, src []uint64, base uint64, width int) int
+TEXT ·pack64Vec(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	LDP  src_base+24(FP), (R1, R2)
+	MOVD base+48(FP), R3
+	MOVD width+56(FP), R4
+	LSR  $8, R2, R2
+	CBZ  R4, none
+	CBZ  R2, none
+	LSL  $8, R2, R5
+	MOVD R5, ret+64(FP)
+	PACK(D2, 3, 64, 6, -1)
+	RET
+none:
+	MOVD ZR, ret+64(FP)
+	RET
+
+// The min/max kernels.
+
+// MINMAX(T, CMP, SIZE, N): the minmax kernels after the arguments are
+// loaded (R0 = x, R1 = n > 0, a multiple of N, the elements of two Q
+// registers). CMP is CMGT (signed) or CMHI (unsigned): lo takes v where lo
+// > v, hi where v > hi (BIT inserts the lanes of v the mask selects). Two
+// pairs of accumulators, V4/V5 (lo) and V6/V7 (hi), start from the first
+// two registers and are folded together and across lanes at the end, into
+// lane 0 of V4 and V6.
+#define MINMAX(T, CMP, SIZE, N) \
+	VLD1.P 32(R0), [V4.T, V5.T]          \
+	VMOV V4.B16, V6.B16                  \
+	VMOV V5.B16, V7.B16                  \
+	SUBS $N, R1                          \
+	BEQ  fold                            \
+loop:                                        \
+	VLD1.P 32(R0), [V0.T, V1.T]          \
+	CMP(SIZE, 18, 4, 0)                  \
+	CMP(SIZE, 19, 0, 6)                  \
+	CMP(SIZE, 20, 5, 1)                  \
+	CMP(SIZE, 21, 1, 7)                  \
+	VBIT V18.B16, V0.B16, V4.B16         \
+	VBIT V19.B16, V0.B16, V6.B16         \
+	VBIT V20.B16, V1.B16, V5.B16         \
+	VBIT V21.B16, V1.B16, V7.B16         \
+	SUBS $N, R1                          \
+	BNE  loop                            \
+fold:                                        \
+	CMP(SIZE, 18, 4, 5)                  \
+	CMP(SIZE, 19, 7, 6)                  \
+	VBIT V18.B16, V5.B16, V4.B16         \
+	VBIT V19.B16, V7.B16, V6.B16         \
+	VEXT $8, V4.B16, V4.B16, V0.B16      \
+	VEXT $8, V6.B16, V6.B16, V1.B16      \
+	CMP(SIZE, 18, 4, 0)                  \
+	CMP(SIZE, 19, 1, 6)                  \
+	VBIT V18.B16, V0.B16, V4.B16         \
+	VBIT V19.B16, V1.B16, V6.B16
+
+// MINMAX4(CMP) folds the last two 32-bit lanes, after MINMAX(S4, ...).
+#define MINMAX4(CMP) \
+	VEXT $4, V4.B16, V4.B16, V0.B16      \
+	VEXT $4, V6.B16, V6.B16, V1.B16      \
+	CMP(2, 18, 4, 0)                     \
+	CMP(2, 19, 1, 6)                     \
+	VBIT V18.B16, V0.B16, V4.B16         \
+	VBIT V19.B16, V1.B16, V6.B16
+
+// func minmaxU32Vec(x []uint32) (lo uint32, hi uint32, n int)
+TEXT ·minmaxU32Vec(SB), NOSPLIT, $0-40
+	LDP  x_base+0(FP), (R0, R1)
+	AND  $~7, R1          // n: whole blocks of 8 elements
+	MOVD R1, n+32(FP)
+	CBZ  R1, done
+	MINMAX(S4, CMHI, 2, 8)
+	MINMAX4(CMHI)
+	VMOV V4.S[0], R3
+	MOVW R3, lo+24(FP)
+	VMOV V6.S[0], R3
+	MOVW R3, hi+28(FP)
+done:
+	RET
+
+// func minmaxI32Vec(x []int32) (lo int32, hi int32, n int)
+TEXT ·minmaxI32Vec(SB), NOSPLIT, $0-40
+	LDP  x_base+0(FP), (R0, R1)
+	AND  $~7, R1
+	MOVD R1, n+32(FP)
+	CBZ  R1, done
+	MINMAX(S4, CMGT, 2, 8)
+	MINMAX4(CMGT)
+	VMOV V4.S[0], R3
+	MOVW R3, lo+24(FP)
+	VMOV V6.S[0], R3
+	MOVW R3, hi+28(FP)
+done:
+	RET
+
+// func minmaxU64Vec(x []uint64) (lo uint64, hi uint64, n int)
+TEXT ·minmaxU64Vec(SB), NOSPLIT, $0-48
+	LDP  x_base+0(FP), (R0, R1)
+	AND  $~3, R1          // n: whole blocks of 4 elements
+	MOVD R1, n+40(FP)
+	CBZ  R1, done
+	MINMAX(D2, CMHI, 3, 4)
+	VMOV V4.D[0], R3
+	MOVD R3, lo+24(FP)
+	VMOV V6.D[0], R3
+	MOVD R3, hi+32(FP)
+done:
+	RET
+
+// func minmaxI64Vec(x []int64) (lo int64, hi int64, n int)
+TEXT ·minmaxI64Vec(SB), NOSPLIT, $0-48
+	LDP  x_base+0(FP), (R0, R1)
+	AND  $~3, R1
+	MOVD R1, n+40(FP)
+	CBZ  R1, done
+	MINMAX(D2, CMGT, 3, 4)
+	VMOV V4.D[0], R3
+	MOVD R3, lo+24(FP)
+	VMOV V6.D[0], R3
+	MOVD R3, hi+32(FP)
+done:
+	RET
+
+// The ALP kernels: SCVTF converts every integer as Go does (all of int64,
+// no domain limit here), then the two products.
+
+// func alp64Vec(dst []float64, src []int64, f float64, e float64) int
+TEXT ·alp64Vec(SB), NOSPLIT, $0-72
+	MOVD  dst_base+0(FP), R0
+	LDP   src_base+24(FP), (R1, R2)
+	FMOVD f+48(FP), F20
+	FMOVD e+56(FP), F21
+	AND   $~3, R2         // n: whole blocks of 4 elements
+	MOVD  R2, ret+64(FP)
+	CBZ   R2, done
+	VDUP  V20.D[0], V20.D2
+	VDUP  V21.D[0], V21.D2
+loop:
+	VLD1.P 32(R1), [V0.D2, V1.D2]
+	SCVTF_D2(0, 0)
+	SCVTF_D2(1, 1)
+	FMUL_D2(0, 0, 20)
+	FMUL_D2(1, 1, 20)
+	FMUL_D2(0, 0, 21)
+	FMUL_D2(1, 1, 21)
+	VST1.P [V0.D2, V1.D2], 32(R0)
+	SUBS   $4, R2
+	BNE    loop
+done:
+	RET
+
+// func alp32Vec(dst []float32, src []int32, f float32, e float32) int
+TEXT ·alp32Vec(SB), NOSPLIT, $0-64
+	MOVD  dst_base+0(FP), R0
+	LDP   src_base+24(FP), (R1, R2)
+	FMOVS f+48(FP), F20
+	FMOVS e+52(FP), F21
+	AND   $~7, R2         // n: whole blocks of 8 elements
+	MOVD  R2, ret+56(FP)
+	CBZ   R2, done
+	VDUP  V20.S[0], V20.S4
+	VDUP  V21.S[0], V21.S4
+loop:
+	VLD1.P 32(R1), [V0.S4, V1.S4]
+	SCVTF_S4(0, 0)
+	SCVTF_S4(1, 1)
+	FMUL_S4(0, 0, 20)
+	FMUL_S4(1, 1, 20)
+	FMUL_S4(0, 0, 21)
+	FMUL_S4(1, 1, 21)
+	VST1.P [V0.S4, V1.S4], 32(R0)
+	SUBS   $8, R2
+	BNE    loop
+done:
+	RET

@@ -22,6 +22,16 @@ var genericImpl = impl{
 	max16:           maxGeneric[uint16],
 	max32:           maxGeneric[uint32],
 	max64:           maxGeneric[uint64],
+	pack32:          packGeneric[uint32],
+	pack64:          packGeneric[uint64],
+	unpack32:        unpackGeneric[uint32],
+	unpack64:        unpackGeneric[uint64],
+	minmax32:        minmaxGeneric[uint32],
+	minmax64:        minmaxGeneric[uint64],
+	minmaxInt32:     minmaxGeneric[int32],
+	minmaxInt64:     minmaxGeneric[int64],
+	alp64:           alpGeneric64,
+	alp32:           alpGeneric32,
 }
 
 // offset is the element type of Arrow offsets.

@@ -47,6 +47,23 @@ type impl struct {
 	max16 func(x []uint16) uint16
 	max32 func(x []uint32) uint32
 	max64 func(x []uint64) uint64
+
+	// pack sets dst to the packed bytes of src (bitpack.go); len(dst) ==
+	// PackedLen(len(src), width) and 0 <= width <= the value size.
+	// unpack is its inverse, len(src) == PackedLen(len(dst), width).
+	pack32   func(dst []byte, src []uint32, base uint32, width int)
+	pack64   func(dst []byte, src []uint64, base uint64, width int)
+	unpack32 func(dst []uint32, src []byte, base uint32, width int)
+	unpack64 func(dst []uint64, src []byte, base uint64, width int)
+	// minmax returns the smallest and the largest element of x, (0, 0)
+	// if x is empty.
+	minmax32    func(x []uint32) (lo, hi uint32)
+	minmax64    func(x []uint64) (lo, hi uint64)
+	minmaxInt32 func(x []int32) (lo, hi int32)
+	minmaxInt64 func(x []int64) (lo, hi int64)
+	// alp sets dst[i] = float(src[i]) * f * e; len(dst) == len(src).
+	alp64 func(dst []float64, src []int64, f, e float64)
+	alp32 func(dst []float32, src []int32, f, e float32)
 }
 
 // impls lists every implementation this machine can run, the generic one

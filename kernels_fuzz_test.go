@@ -60,3 +60,13 @@ func FuzzMaxUint32(f *testing.F)          { fuzzKernel(f, "max32") }
 func FuzzMaxUint64(f *testing.F)          { fuzzKernel(f, "max64") }
 func FuzzCopyBitsAt(f *testing.F)         { fuzzKernel(f, "copyBitsAt") }
 func FuzzByteHistogram(f *testing.F)      { fuzzKernel(f, "byteHistogram") }
+func FuzzBitPack32(f *testing.F)          { fuzzKernel(f, "pack32") }
+func FuzzBitPack64(f *testing.F)          { fuzzKernel(f, "pack64") }
+func FuzzBitUnpack32(f *testing.F)        { fuzzKernel(f, "unpack32") }
+func FuzzBitUnpack64(f *testing.F)        { fuzzKernel(f, "unpack64") }
+func FuzzMinMax32(f *testing.F)           { fuzzKernel(f, "minmax32") }
+func FuzzMinMax64(f *testing.F)           { fuzzKernel(f, "minmax64") }
+func FuzzMinMaxInt32(f *testing.F)        { fuzzKernel(f, "minmaxInt32") }
+func FuzzMinMaxInt64(f *testing.F)        { fuzzKernel(f, "minmaxInt64") }
+func FuzzALPDecode64(f *testing.F)        { fuzzKernel(f, "alp64") }
+func FuzzALPDecode32(f *testing.F)        { fuzzKernel(f, "alp32") }

@@ -46,6 +46,10 @@ type kcase struct {
 	slots int
 	// large are the lengths tried beyond 0..300; defaultLarge if nil.
 	large []int
+	// kAt, if set, replaces kValues: the values of k tried at length n
+	// (for kernels with many widths, a rotating few per length, so that
+	// every width meets many lengths without trying all at each).
+	kAt func(n int) []int
 	// run builds the inputs for in.n, in.k from in.g in slices from in.m,
 	// runs im, and returns how the result differs from the definition, or
 	// nil. A case may run several checks on variants of its input.
@@ -106,6 +110,16 @@ func kernelCases() []*kcase {
 		maxCase("max64", func(im *impl) func([]uint64) uint64 { return im.max64 }),
 		copyBitsAtCase(),
 		byteHistogramCase(),
+		packCase("pack32", func(im *impl) func([]byte, []uint32, uint32, int) { return im.pack32 }),
+		packCase("pack64", func(im *impl) func([]byte, []uint64, uint64, int) { return im.pack64 }),
+		unpackCase("unpack32", func(im *impl) func([]uint32, []byte, uint32, int) { return im.unpack32 }),
+		unpackCase("unpack64", func(im *impl) func([]uint64, []byte, uint64, int) { return im.unpack64 }),
+		minmaxCase("minmax32", func(im *impl) func([]uint32) (uint32, uint32) { return im.minmax32 }),
+		minmaxCase("minmax64", func(im *impl) func([]uint64) (uint64, uint64) { return im.minmax64 }),
+		minmaxCase("minmaxInt32", func(im *impl) func([]int32) (int32, int32) { return im.minmaxInt32 }),
+		minmaxCase("minmaxInt64", func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 }),
+		alp64Case(),
+		alp32Case(),
 	}
 }
 
@@ -133,6 +147,9 @@ func (c *kcase) lengths() []int {
 // kValues returns the values of k tried at length n: all of them up to
 // 300, a few that cover every byte position and whole bytes skipped above.
 func (c *kcase) kValues(n int) []int {
+	if c.kAt != nil {
+		return c.kAt(n)
+	}
 	var ks []int
 	for k := range c.ks {
 		if n <= 300 || c.ks <= 8 || k == 0 || k == 3 || k == 8+5 || k == 63 {
@@ -358,8 +375,10 @@ func TestImplementationName(t *testing.T) {
 }
 
 // TestHarnessCatchesFaults checks that the harness fails a wrong kernel: an
-// impl whose max is off by one, whose rebase writes past dst, and whose
-// copyBits leaves the high bits set must each be caught.
+// impl whose max is off by one, whose rebase writes past dst, whose
+// copyBits leaves the high bits set, whose unpack is off by one in a whole
+// block, whose pack writes past dst and whose ALP multiplies in the wrong
+// order must each be caught.
 func TestHarnessCatchesFaults(t *testing.T) {
 	bad := genericImpl
 	bad.max32 = func(x []uint32) uint32 {
@@ -382,7 +401,25 @@ func TestHarnessCatchesFaults(t *testing.T) {
 			dst[3] ^= 1
 		}
 	}
-	for _, name := range []string{"max32", "rebase64", "copyBits"} {
+	bad.unpack32 = func(dst []uint32, src []byte, base uint32, width int) {
+		unpackGeneric(dst, src, base, width)
+		if len(dst) > 260 {
+			dst[257]++
+		}
+	}
+	bad.pack64 = func(dst []byte, src []uint64, base uint64, width int) {
+		packGeneric(dst, src, base, width)
+		if len(src) > 30 {
+			// One byte past dst: into the guard bytes.
+			*(*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), len(dst))) = 0
+		}
+	}
+	bad.alp64 = func(dst []float64, src []int64, f, e float64) {
+		for i, v := range src {
+			dst[i] = float64(v) * (f * e) // the products in the wrong order
+		}
+	}
+	for _, name := range []string{"max32", "rebase64", "copyBits", "unpack32", "pack64", "alp64"} {
 		c := kernelCase(name)
 		failed := false
 		r := rand.New(rand.NewPCG(1, 2))

@@ -28,6 +28,16 @@ var vectorImpl = impl{
 	max16:           maxVector(max16Vec),
 	max32:           maxVector(max32Vec),
 	max64:           maxVector(max64Vec),
+	pack32:          packVector(pack32Vec),
+	pack64:          packVector(pack64Vec),
+	unpack32:        unpackVector(unpack32Vec),
+	unpack64:        unpackVector(unpack64Vec),
+	minmax32:        minmaxVector(minmaxU32Vec),
+	minmax64:        minmaxVector(minmaxU64Vec),
+	minmaxInt32:     minmaxVector(minmaxI32Vec),
+	minmaxInt64:     minmaxVector(minmaxI64Vec),
+	alp64:           alp64Vector,
+	alp32:           alp32Vector,
 }
 
 func init() {

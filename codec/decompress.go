@@ -53,7 +53,7 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 			return err
 		}
 		codec, n := Compression(desc&0xff), desc>>8
-		if codec > MinLZ {
+		if codec > maxCodec {
 			return fmt.Errorf("%w: %w: section %d has codec %d, unknown to this version of arrowpack", ErrUnsupported, ErrCorrupt, i, codec)
 		}
 		if n == 0 || n > uint64(raw-at) {
@@ -123,6 +123,8 @@ func checkSection(c Compression, n uint64, src []byte) error {
 //     (Block_Maximum_Size): at most (s-6)/4 x 128 KiB.
 //   - MinLZ: one block, at most 8 MiB (a repeat of 4 bytes copies up to
 //     16 MiB, so 11 bytes reach the cap).
+//   - the lightweight codecs (bit-packed, ALP, FSST, byte planes):
+//     lightMaxRaw.
 func sectionMaxRaw(c Compression, s int) uint64 {
 	n := uint64(s)
 	switch c {
@@ -135,6 +137,8 @@ func sectionMaxRaw(c Compression, s int) uint64 {
 		return (n - 6) / 4 * (128 << 10)
 	case MinLZ:
 		return minlz.MaxBlockSize
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
+		return lightMaxRaw(c, s)
 	}
 	return n
 }
@@ -242,6 +246,14 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
+	case codecBitpack:
+		return decodeBitpack(raw, src)
+	case codecALP:
+		return decodeALP(raw, src)
+	case codecFSST:
+		return decodeFSST(raw, src)
+	case codecPlanes:
+		return decodePlanes(raw, src)
 	case MinLZ:
 		// checkSection made sure src is a MinLZ block of len(raw) bytes.
 		got, err := minlz.Decode(raw, src)

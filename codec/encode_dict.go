@@ -18,6 +18,7 @@ import (
 func (c *encoding) dict(p *plan, segs []seg, n int) {
 	dc := resolveDicts(p, segs, n)
 	mark := len(c.segs)
+	c.w.next = p.hint
 	switch {
 	case dc.concat:
 		c.w.values(dc.indices, p.width, p.transpose)

@@ -117,10 +117,13 @@ func putOffsets[T int32 | int64](k offsetKernels[T], dst, o []T, base T, lengths
 }
 
 // binaryNode writes the offsets and the data bytes of segs of a binary or
-// string array; of strings (utf8 set) it checks the bytes are UTF-8, a
+// string array; of strings (p.utf8 set) it checks the bytes are UTF-8, a
 // chunk at a time before it copies it (ASCII through the SIMD kernel).
-func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int, utf bool) {
+func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
+	utf := p.utf8
+	c.w.next = intHint(p, int(unsafe.Sizeof(T(0))))
 	total := offsetsNode(c, k, segs, n)
+	c.w.next = p.hint
 	dst := c.w.reserve(total)
 	at := 0
 	for si := range segs {

@@ -254,11 +254,18 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	ss := cp.scratch.get()
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
+	if e.cfg.compression == Light && c.est < minDecide && e.cfg.minSavings < 1 {
+		// A small block is compressed as LZ4 compresses it, transposed
+		// (section_light.go).
+		xf = defaultTransforms
+	}
+	ss.xf = xf
 	w := newWriter(*sp, 0)
-	w.xf, w.marking, w.marks = xf, true, ss.marks[:0]
+	w.xf, w.marking, w.marks, w.hints = xf, true, ss.marks[:0], ss.hints[:0]
 	raw := e.writeBlock(c, w, k, rows)
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
+	ss.hints, c.w.hints = c.w.hints, nil
 	size := len(raw)
 	body := raw[headerSize:]
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)

@@ -88,8 +88,10 @@ func parseCompression(s string) (codec.Compression, error) {
 		return codec.Zstd, nil
 	case "minlz":
 		return codec.MinLZ, nil
+	case "light":
+		return codec.Light, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4, zstd or minlz", s)
+	return 0, usagef("unknown compression %q: want none, lz4, zstd, minlz or light", s)
 }
 
 // ipcCompression returns the IPC writer options for c.

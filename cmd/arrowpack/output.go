@@ -74,6 +74,9 @@ func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions)
 	if o.compression == codec.MinLZ && f != formatArrowpack {
 		return nil, usagef("MinLZ is an arrowpack compression: %s has none; use lz4 or zstd", f)
 	}
+	if o.compression == codec.Light && f != formatArrowpack {
+		return nil, usagef("light is an arrowpack compression: %s has none; use lz4 or zstd", f)
+	}
 	switch f {
 	case formatArrowpack:
 		return codec.NewWriter(w, schema, codec.WithCompression(o.compression),
