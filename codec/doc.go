@@ -16,5 +16,11 @@
 // concurrent use. Decode never panics and never trusts its input: whatever
 // the bytes, it returns a batch that passes arrow-go's full validation or an
 // error wrapping ErrCorrupt (or ErrSchemaMismatch), with time and memory
-// bounded by the input. FORMAT.md in this directory describes the bytes.
+// bounded by the input. The encoder checks what it is handed just as
+// hard: a batch that breaks any invariant the decoder checks (a batch
+// built with array.NewData and no validation, say) is refused with an
+// error wrapping ErrInvalidBatch that names the column and the row, before
+// anything is sized from it, so every block written decodes to a batch
+// equal to the one encoded. FORMAT.md in this directory describes the
+// bytes.
 package codec

@@ -260,6 +260,7 @@ func badBatchCases() map[string]badBatchCase {
 		"string view invalid UTF-8 inline":  {nd(arrow.BinaryTypes.StringView, 2, []*memory.Buffer{nil, views(view16("ab", 0, 0), view16("a\xffb", 0, 0))}, nil, 0, 0), "c", 1},
 		"string view invalid UTF-8":         {nd(arrow.BinaryTypes.StringView, 1, []*memory.Buffer{nil, views(view16("abcd\xffefghijklmn", 0, 0)), bytesBuffer([]byte("abcd\xffefghijklmn"))}, nil, 0, 0), "c", 0},
 		"string view prefix differs":        {nd(arrow.BinaryTypes.StringView, 1, []*memory.Buffer{nil, views(view16(long, 0, 0)), bytesBuffer([]byte("xbcdefghijklmnop"))}, nil, 0, 0), "c", 0},
+		"string view not zero-padded":       {nd(arrow.BinaryTypes.StringView, 2, []*memory.Buffer{nil, views(view16("ab", 0, 0), append(view16("ab", 0, 0)[:15], 1))}, nil, 0, 0), "c", 1},
 		"string view 2^31-1 rows":           {nd(arrow.BinaryTypes.StringView, math.MaxInt32, []*memory.Buffer{nil, views(view16("ab", 0, 0))}, nil, 0, 0), "c", 1},
 		"list view outside child":           {nd(arrow.ListViewOf(i64), 2, []*memory.Buffer{nil, int32Buffer(0, 3), int32Buffer(2, 2)}, []arrow.ArrayData{ints(4)}, 0, 0), "c", 1},
 		"list view negative size":           {nd(arrow.ListViewOf(i64), 2, []*memory.Buffer{nil, int32Buffer(0, 1), int32Buffer(2, -1)}, []arrow.ArrayData{ints(4)}, 0, 0), "c", 1},
@@ -325,4 +326,44 @@ func TestEncodeNilSchema(t *testing.T) {
 	if _, err := enc.AppendBatches(nil, rec, rec); !errors.Is(err, ErrSchemaMismatch) {
 		t.Fatalf("AppendBatches of batches without a schema: %v, want ErrSchemaMismatch", err)
 	}
+}
+
+// TestAppendBatchesNamesTheBatch checks that a fault in one of several
+// coalesced batches, found before writing or as the writer copies, is
+// refused with an error that names the batch, the column and the row, and
+// that the good batches alone still encode.
+func TestAppendBatchesNamesTheBatch(t *testing.T) {
+	for name, tc := range map[string]badBatchCase{
+		"checked first":     badBatchCases()["large_string last offset 2^40"],
+		"found as it wrote": badBatchCases()["string invalid UTF-8"],
+		"index, as written": badBatchCases()["dictionary index outside"],
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := oneColumn(tc.d)
+			good := oneColumn(array.NewSlice(mustArray(t, tc.d.DataType()), 0, 0).Data())
+			good.schema = bad.schema
+			enc, err := NewEncoder(bad.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = enc.AppendBatches(nil, good, bad, good)
+			want := fmt.Sprintf("batch 1, column %s, row %d:", tc.path, tc.row)
+			if !errors.Is(err, ErrInvalidBatch) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("AppendBatches: %v, want ErrInvalidBatch saying %q", err, want)
+			}
+			if _, err := enc.AppendBatches(nil, good, good); err != nil {
+				t.Fatalf("AppendBatches of the good batches: %v", err)
+			}
+		})
+	}
+}
+
+// mustArray returns an empty array of type dt.
+func mustArray(t *testing.T, dt arrow.DataType) arrow.Array {
+	t.Helper()
+	b := array.NewBuilder(memory.NewGoAllocator(), dt)
+	defer b.Release()
+	a := b.NewArray()
+	t.Cleanup(a.Release)
+	return a
 }

@@ -12,7 +12,7 @@ import (
 
 // views writes the views of the rows of segs and one data buffer holding
 // just the out-of-line bytes they reference, in row order. Views of null
-// rows are written as empty inline views, and inline views zero-padded.
+// rows are written as empty inline views.
 func (c *encoding) views(segs []seg, n int) {
 	total := 0
 	for si := range segs {
@@ -61,7 +61,6 @@ func (c *encoding) views(segs []seg, n int) {
 			}
 			l := viewLen(views, i)
 			if l <= arrow.ViewPrefixLen+8 {
-				clear(v[4+l:]) // the padding of inline views is zero in a block
 				continue
 			}
 			idx := binary.LittleEndian.Uint32(v[8:])
