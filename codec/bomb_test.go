@@ -200,7 +200,15 @@ func TestParallelStopsAfterFailure(t *testing.T) {
 	zero := make([]byte, size)
 	z := must(zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))).EncodeAll(zero, nil)
 	var chunks []chunkSpec
-	bad := chunkSpec{size, []byte{1, 2, 3, 4, 5, 6, 7, 8}}
+	// A frame that declares size bytes and is long enough to hold them
+	// (checkSection passes it) but whose one block is garbage.
+	garbage := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
+	garbage = append(garbage, 3<<6|1<<5)
+	garbage = binary.LittleEndian.AppendUint64(garbage, size)
+	const blockHdr = 1 | 2<<1 | 200<<3 // the last block, compressed, 200 bytes
+	garbage = append(garbage, blockHdr&0xff, blockHdr>>8, 0)
+	garbage = append(garbage, bytes.Repeat([]byte{0xff}, 200)...)
+	bad := chunkSpec{size, garbage}
 	chunks = append(chunks, bad, bad)
 	for range 6 {
 		chunks = append(chunks, chunkSpec{size, z})

@@ -63,12 +63,19 @@ type compressor struct {
 	// this fraction of its bytes.
 	minSavings float64
 	scratch    *freeList[sectionScratch]
+	// Light: the room lightweight sections are encoded in, and the
+	// state kept per column across blocks (*plan -> *columnState).
+	light *freeList[lightScratch]
+	cols  sync.Map
 }
 
 func newCompressor(kind Compression, level int, minSavings float64) (*compressor, error) {
 	c := &compressor{kind: kind, level: level, minSavings: minSavings,
 		scratch: newFreeList(func() *sectionScratch { return new(sectionScratch) })}
 	switch kind {
+	case Light:
+		c.light = newFreeList(func() *lightScratch { return new(lightScratch) })
+		c.lz4 = newFreeList(func() *lz4State { return &lz4State{fast: new(lz4.Compressor)} })
 	case LZ4:
 		c.lz4 = newFreeList(func() *lz4State {
 			if level > 0 {
@@ -97,9 +104,12 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 	return c, nil
 }
 
-// bound is the most bytes compressing n bytes can take.
-func (c *compressor) bound(n int) int {
-	switch c.kind {
+// bound is the most bytes the section s can take compressed.
+func (c *compressor) bound(s section) int {
+	n := s.n
+	switch s.codec {
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
+		return lightBound(s)
 	case LZ4:
 		return lz4.CompressBlockBound(n)
 	case MinLZ:
@@ -115,11 +125,14 @@ type lz4State struct {
 	hc   *lz4.CompressorHC
 }
 
-// compress compresses src into dst, which has room for c.bound(len(src))
-// bytes, with st (an LZ4 compressor, nil for the other codecs), and returns
-// the compressed bytes, or nil if compressing failed.
-func (c *compressor) compress(st *lz4State, dst, src []byte) []byte {
-	switch c.kind {
+// compress compresses src into dst, which has room for c.bound(s) bytes,
+// with codec s.codec, st (an LZ4 compressor, nil for zstd and MinLZ) and
+// ls (room for the lightweight codecs), and returns the compressed bytes,
+// or nil if compressing failed.
+func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
+	switch s.codec {
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
+		return c.encodeLight(st, ls, dst, src, s)
 	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
 	case MinLZ:
@@ -147,7 +160,7 @@ func (c *compressor) compress(st *lz4State, dst, src []byte) []byte {
 // getState returns an LZ4 compressor for one goroutine, nil for the other
 // codecs; putState gives it back.
 func (c *compressor) getState() *lz4State {
-	if c.kind != LZ4 {
+	if c.lz4 == nil {
 		return nil
 	}
 	return c.lz4.get()
@@ -165,15 +178,26 @@ type section struct {
 	at, n int
 	codec Compression
 	z     []byte
+	// The lightweight codecs: the hint of the buffer the section starts
+	// with and the codec's parameters, chosen by planLight.
+	hint   bufHint
+	bp     bitpackChoice
+	alp    alpChoice
+	fsst   *fsstTable
+	planes planesChoice
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
 type sectionScratch struct {
-	marks []int     // where the writer started buffers and byte planes
-	secs  []section // the sections
-	split []section // room for the sections split for concurrency
-	out   []byte    // the compressed sections' bytes
-	hist  [256]uint32
+	marks  []int     // where the writer started buffers and byte planes
+	secs   []section // the sections
+	split  []section // room for the sections split for concurrency
+	hints  []bufHint // what the buffer at each mark holds (Light)
+	xf     flags     // the transforms the body went through
+	out    []byte    // the compressed sections' bytes
+	words  []uint64  // room for the lightweight codecs' choices
+	planes []byte    // room for byte planes
+	hist   [256]uint32
 }
 
 // planSections cuts body at ss.marks into pieces of at least minPiece
@@ -181,6 +205,9 @@ type sectionScratch struct {
 // ss.secs[:0] the sections of neighbouring pieces decided alike, compressed runs split
 // into chunkCount(n, concurrency) sections. It returns the sections.
 func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency int) []section {
+	if c.kind == Light {
+		return c.split(ss, c.planLight(ss, body), concurrency)
+	}
 	secs, marks := ss.secs[:0], ss.marks
 	if len(body) < minDecide && c.minSavings < 1 {
 		marks = nil
@@ -207,19 +234,25 @@ func (c *compressor) planSections(ss *sectionScratch, body []byte, concurrency i
 	if start < len(body) {
 		add(start, len(body), marks == nil && c.minSavings < 1 || c.worth(&ss.hist, body[start:]))
 	}
+	return c.split(ss, secs, concurrency)
+}
+
+// split returns secs with compressed runs split into chunkCount(n,
+// concurrency) sections, and MinLZ's sections to its largest block; the
+// lightweight sections stay whole.
+func (c *compressor) split(ss *sectionScratch, secs []section, concurrency int) []section {
 	if concurrency <= 1 && c.kind != MinLZ {
 		return secs
 	}
-	// Split long compressed sections for the goroutines, and MinLZ's
-	// sections to its largest block, into ss.split, whose room is swapped
-	// with secs' for the next block.
+	// Split into ss.split, whose room is swapped with secs' for the next
+	// block.
 	split := ss.split[:0]
 	for _, s := range secs {
 		k := chunkCount(s.n, concurrency)
 		if c.kind == MinLZ {
 			k = max(k, (s.n+minlzMax-1)/minlzMax)
 		}
-		if s.codec == None || k == 1 {
+		if s.codec == None || s.codec > MinLZ || k == 1 {
 			split = append(split, s)
 			continue
 		}
@@ -240,7 +273,7 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 	need, ncomp := 0, 0
 	for _, s := range secs {
 		if s.codec != None {
-			need += c.bound(s.n)
+			need += c.bound(s)
 			ncomp++
 		}
 	}
@@ -265,7 +298,7 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 			for target := total / runs * r; i < len(secs) && acc < target; i++ {
 				if s := secs[i]; s.codec != None {
 					acc += s.n
-					at += c.bound(s.n)
+					at += c.bound(s)
 				}
 			}
 			if i > from {
@@ -298,14 +331,19 @@ func (c *compressor) compressSections(secs []section, body, out []byte, concurre
 // order, into out, each into the next c.bound(s.n) bytes, and sets their z.
 func (c *compressor) compressRun(secs []section, body, out []byte) {
 	st := c.getState()
+	var ls *lightScratch
+	if c.light != nil {
+		ls = c.light.get()
+		defer c.light.put(ls)
+	}
 	at := 0
 	for i := range secs {
 		s := &secs[i]
 		if s.codec == None {
 			continue
 		}
-		n := c.bound(s.n)
-		s.z = c.compress(st, out[at:at+n:at+n], body[s.at:s.at+s.n])
+		n := c.bound(*s)
+		s.z = c.compress(st, ls, out[at:at+n:at+n], body[s.at:s.at+s.n], *s)
 		at += n
 	}
 	c.putState(st)

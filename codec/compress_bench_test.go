@@ -21,7 +21,7 @@ import (
 // stored raw because compressing them was estimated not to pay.
 func BenchmarkCompressed(b *testing.B) {
 	for _, c := range loadBenchCases(b) {
-		for _, comp := range []codec.Compression{codec.LZ4, codec.Zstd, codec.MinLZ} {
+		for _, comp := range []codec.Compression{codec.LZ4, codec.Zstd, codec.MinLZ, codec.Light} {
 			name := fmt.Sprintf("%s/%s", c.name, comp)
 			for _, n := range []int{1, 2} {
 				opts := []codec.Option{codec.WithCompression(comp), codec.WithConcurrency(n)}

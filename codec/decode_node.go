@@ -199,29 +199,11 @@ func data[T int32 | int64](s *decodeState, p *plan, pt *parts, offs []T, last in
 		return corruptf("data of %d bytes, the last offset is %d", len(b), last)
 	}
 	if p.utf8 {
-		if err := checkUTF8(b, offs); err != nil {
-			return err
+		if i := firstBadUTF8(b, offs); i >= 0 {
+			return corruptf("string %d is not valid UTF-8 (or starts inside a character)", i)
 		}
 	}
 	pt.bufs = append(pt.bufs, s.buf(b))
-	return nil
-}
-
-// checkUTF8 checks that every value of data, delimited by offs (already
-// validated), is valid UTF-8: the whole is, and no value starts inside a
-// character. ASCII data needs neither check.
-func checkUTF8[T int32 | int64](data []byte, offs []T) error {
-	if arrowpack.IsASCII(data) {
-		return nil
-	}
-	if !utf8.Valid(data) {
-		return corruptf("string data is not valid UTF-8")
-	}
-	for _, o := range offs {
-		if int(o) < len(data) && !utf8.RuneStart(data[o]) {
-			return corruptf("a string value starts inside a UTF-8 character at byte %d", o)
-		}
-	}
 	return nil
 }
 
@@ -353,12 +335,9 @@ func listView[T int32 | int64](s *decodeState, p *plan, pt *parts, n int) error 
 		return err
 	}
 	limit := T(pt.children[0].Len())
-	sizes := view[T](sb)
-	for i, o := range view[T](ob)[:n] {
-		// o <= limit and sz <= limit-o keep the sum from overflowing.
-		if sz := sizes[i]; o < 0 || sz < 0 || o > limit || sz > limit-o {
-			return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, o, sz, limit)
-		}
+	offs, sizes := view[T](ob), view[T](sb)
+	if i := firstBadListView(offs[:n], sizes, limit); i >= 0 {
+		return corruptf("list view %d (offset %d, size %d) is outside its child of %d values", i, offs[i], sizes[i], limit)
 	}
 	return nil
 }
@@ -371,10 +350,8 @@ func (s *decodeState) union(p *plan, pt *parts, n int) error {
 		return err
 	}
 	pt.bufs = append(pt.bufs, s.buf(ids))
-	for i, id := range ids {
-		if id > 127 || p.unionChild[id] < 0 {
-			return corruptf("union row %d has type id %d, which names no child", i, int8(id))
-		}
+	if i := firstBadTypeID(ids, p.unionChild); i >= 0 {
+		return corruptf("union row %d has type id %d, which names no child", i, int8(ids[i]))
 	}
 	if p.kind == kSparseUnion {
 		for _, c := range p.children {
@@ -394,13 +371,14 @@ func (s *decodeState) union(p *plan, pt *parts, n int) error {
 			return err
 		}
 	}
-	var next [128]int32 // per child: the smallest offset the next row may have
-	for i, o := range view[int32](ob)[:n] {
+	var lens [128]int
+	for c, ch := range pt.children {
+		lens[c] = ch.Len()
+	}
+	offs := view[int32](ob)[:n]
+	if i := firstBadDenseOffset(ids, offs, p.unionChild, &lens); i >= 0 {
 		c := p.unionChild[ids[i]]
-		if o < next[c] || int(o) >= pt.children[c].Len() {
-			return corruptf("union row %d has offset %d into child %d of %d values (rows of a child must not go back)", i, o, c, pt.children[c].Len())
-		}
-		next[c] = o
+		return corruptf("union row %d has offset %d into child %d of %d values (rows of a child must not go back)", i, offs[i], c, lens[c])
 	}
 	return nil
 }
@@ -420,55 +398,10 @@ func (s *decodeState) dictionary(p *plan, pt *parts, n int) error {
 	}
 	pt.dict = dict
 	valid := pt.validity()
-	if i, ok := indicesInRange(b, p.width, p.signed, dict.Len(), valid); !ok {
+	if i := firstBadIndex(b, p.width, p.signed, dict.Len(), valid, 0); i >= 0 {
 		return corruptf("dictionary index of row %d is outside the dictionary of %d values", i, dict.Len())
 	}
 	return nil
-}
-
-// indicesInRange reports whether every index of a valid row is in [0, size);
-// if not, it returns the first row that is not. Signed indices are read as
-// unsigned, with the limit cut to the largest positive value, so that
-// negative ones are out of range too.
-func indicesInRange(b []byte, width int, signed bool, size int, valid []byte) (int, bool) {
-	limit := uint64(size)
-	if signed {
-		limit = min(limit, 1<<(8*width-1))
-	}
-	var hi uint64
-	switch width {
-	case 1:
-		hi = uint64(arrowpack.MaxUint8(b))
-	case 2:
-		hi = uint64(arrowpack.MaxUint16(view[uint16](b)))
-	case 4:
-		hi = uint64(arrowpack.MaxUint32(view[uint32](b)))
-	default:
-		hi = arrowpack.MaxUint64(view[uint64](b))
-	}
-	if hi < limit {
-		return 0, true
-	}
-	// Some index is out of range; that is fine only in null rows, whose
-	// indices may hold anything.
-	n := len(b) / width
-	for i := range n {
-		var v uint64
-		switch width {
-		case 1:
-			v = uint64(b[i])
-		case 2:
-			v = uint64(binary.LittleEndian.Uint16(b[2*i:]))
-		case 4:
-			v = uint64(binary.LittleEndian.Uint32(b[4*i:]))
-		default:
-			v = binary.LittleEndian.Uint64(b[8*i:])
-		}
-		if v >= limit && isValid(valid, i) {
-			return i, false
-		}
-	}
-	return 0, true
 }
 
 // runEnds reads the run ends and the values of a run-end encoded array and
@@ -488,28 +421,13 @@ func (s *decodeState) runEnds(p *plan, pt *parts, n int) error {
 	ends := re.Buffers()[1].Bytes()
 	// Run ends are read as int64 so that 64-bit ones are compared whole on
 	// 32-bit platforms too.
-	var prev int64
-	for i := range runs {
-		e := runEndAt(ends, p.width, i)
-		if e <= prev {
-			return corruptf("run end %d (%d) does not exceed the one before (%d)", i, e, prev)
-		}
-		prev = e
+	if i := firstBadRunEnd(ends, p.width, 0, runs); i >= 0 {
+		return corruptf("run end %d (%d) is not positive or does not exceed the one before", i, runEndAt(ends, p.width, i))
 	}
-	if runs > 0 && prev != int64(n) {
-		return corruptf("last run ends at %d, the array has %d rows", prev, n)
+	if runs > 0 {
+		if last := runEndAt(ends, p.width, runs-1); last != int64(n) {
+			return corruptf("last run ends at %d, the array has %d rows", last, n)
+		}
 	}
 	return s.child(p.children[1], pt, runs)
-}
-
-// runEndAt returns run end i of b, run ends of width bytes.
-func runEndAt(b []byte, width, i int) int64 {
-	switch width {
-	case 2:
-		return int64(int16(binary.LittleEndian.Uint16(b[2*i:])))
-	case 4:
-		return int64(int32(binary.LittleEndian.Uint32(b[4*i:])))
-	default:
-		return int64(binary.LittleEndian.Uint64(b[8*i:]))
-	}
 }

@@ -34,7 +34,8 @@ type sectionIn struct {
 
 // eachSection reads the section table of a compressed body, checking that
 // the sections fill it exactly, that each is of a known codec, is not
-// empty and that they add up to raw bytes, and calls fn for each.
+// empty, declares a raw length its codec can produce from its stored bytes
+// (checkSection) and that they add up to raw bytes, and calls fn for each.
 func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 	r := reader{buf: body}
 	k, err := r.word()
@@ -52,7 +53,7 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 			return err
 		}
 		codec, n := Compression(desc&0xff), desc>>8
-		if codec > MinLZ {
+		if codec > maxCodec {
 			return fmt.Errorf("%w: %w: section %d has codec %d, unknown to this version of arrowpack", ErrUnsupported, ErrCorrupt, i, codec)
 		}
 		if n == 0 || n > uint64(raw-at) {
@@ -62,8 +63,8 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 		if err != nil {
 			return err
 		}
-		if codec == None && len(src) != int(n) {
-			return corruptf("raw section %d of %d bytes stores %d", i, n, len(src))
+		if err := checkSection(codec, n, src); err != nil {
+			return fmt.Errorf("section %d: %w", i, err)
 		}
 		if err := fn(sectionIn{at: at, raw: int(n), codec: codec, src: src}); err != nil {
 			return fmt.Errorf("section %d: %w", i, err)
@@ -77,6 +78,69 @@ func eachSection(body []byte, raw int, fn func(sectionIn) error) error {
 		return corruptf("%d bytes after the last section", len(body)-r.pos)
 	}
 	return nil
+}
+
+// checkSection checks, before anything is allocated for it, that a section
+// of codec c storing src can decompress to n raw bytes: no more than the
+// most its codec can produce from len(src) bytes (sectionMaxRaw), and for
+// MinLZ exactly the length the block declares.
+func checkSection(c Compression, n uint64, src []byte) error {
+	switch c {
+	case None:
+		if uint64(len(src)) != n {
+			return corruptf("raw section of %d bytes stores %d", n, len(src))
+		}
+		return nil
+	case MinLZ:
+		// A MinLZ block states its decoded length, at most 8 MiB; Decode
+		// also takes Snappy and S2 blocks, which are not MinLZ sections.
+		ok, m, err := minlz.IsMinLZ(src)
+		if err != nil || !ok || uint64(m) != n {
+			return corruptf("minlz section of %d raw bytes (at most %d) declares %d (MinLZ: %t, %v)", n, minlz.MaxBlockSize, m, ok, err)
+		}
+	}
+	if max := sectionMaxRaw(c, len(src)); n > max {
+		return corruptf("%s section of %d stored bytes declares %d raw bytes; the most %s can produce from them is %d", c, len(src), n, c, max)
+	}
+	return nil
+}
+
+// sectionMaxRaw returns the most raw bytes a section of codec c can
+// decompress to from s stored bytes, by the codec's format (FORMAT.md,
+// "Bounds", derives each):
+//
+//   - LZ4: a block is sequences of a token, literals and a match of offset
+//     2 bytes; a match's length is 4 + its nibble (at most 18 without extra
+//     bytes) + its extra bytes (255 each, the last below 255). Literals cost
+//     a byte each, so output <= L + 18T + 255E for s >= L + 3T + E bytes of
+//     L literals, T matches and E extra bytes, and the first match needs a
+//     literal before it: at most 255s - 1001 (one literal, one match), and s
+//     without a match.
+//   - zstd: a frame header takes at least 6 bytes (magic, descriptor and a
+//     window descriptor or content size byte); every block that produces a
+//     byte takes at least 4 (a 3-byte header, then an RLE byte, raw bytes
+//     or the literals and sequences headers) and produces at most 128 KiB
+//     (Block_Maximum_Size): at most (s-6)/4 x 128 KiB.
+//   - MinLZ: one block, at most 8 MiB (a repeat of 4 bytes copies up to
+//     16 MiB, so 11 bytes reach the cap).
+//   - the lightweight codecs (bit-packed, ALP, FSST, byte planes):
+//     lightMaxRaw.
+func sectionMaxRaw(c Compression, s int) uint64 {
+	n := uint64(s)
+	switch c {
+	case LZ4:
+		return max(n, 255*n-min(255*n, 1001))
+	case Zstd:
+		if n < 6 {
+			return 0
+		}
+		return (n - 6) / 4 * (128 << 10)
+	case MinLZ:
+		return minlz.MaxBlockSize
+	case codecBitpack, codecALP, codecFSST, codecPlanes:
+		return lightMaxRaw(c, s)
+	}
+	return n
 }
 
 // decompress returns the raw block (header and body) of a compressed one:
@@ -182,13 +246,16 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
+	case codecBitpack:
+		return decodeBitpack(raw, src)
+	case codecALP:
+		return decodeALP(raw, src)
+	case codecFSST:
+		return decodeFSST(raw, src)
+	case codecPlanes:
+		return decodePlanes(raw, src)
 	case MinLZ:
-		// A MinLZ block states its decoded length; Decode also takes
-		// Snappy and S2 blocks, which are not MinLZ sections.
-		ok, n, err := minlz.IsMinLZ(src)
-		if err != nil || !ok || n != len(raw) {
-			return corruptf("minlz section declares %d bytes (MinLZ: %t, %v), the section holds %d", n, ok, err, len(raw))
-		}
+		// checkSection made sure src is a MinLZ block of len(raw) bytes.
 		got, err := minlz.Decode(raw, src)
 		if err != nil {
 			return corruptf("minlz: %v", err)

@@ -18,6 +18,7 @@ import (
 func (c *encoding) dict(p *plan, segs []seg, n int) {
 	dc := resolveDicts(p, segs, n)
 	mark := len(c.segs)
+	c.w.next = p.hint
 	switch {
 	case dc.concat:
 		c.w.values(dc.indices, p.width, p.transpose)
@@ -27,6 +28,7 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 			c.push(d, d.Offset(), d.Len())
 		}
 	case dc.dict == nil:
+		checkIndices(p, segs)
 		c.fixed(segs, n, p.width, p.transpose)
 		if len(segs) > 0 {
 			d := segs[0].d.Dictionary()
@@ -47,7 +49,7 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 	for si := range segs {
 		s := &segs[si]
 		buffer(s, 1, p.width)
-		if s.d.Dictionary() == nil {
+		if dictionaryOf(s.d) == nil {
 			invalidf("%s without a dictionary", s.d.DataType())
 		}
 	}
@@ -88,6 +90,23 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 	return dictCat{indices: indices, dict: unified}
 }
 
+// checkIndices checks that the indices of the valid rows of segs lie
+// inside their dictionaries, which checker leaves to the writer.
+func checkIndices(p *plan, segs []seg) {
+	for si := range segs {
+		s := &segs[si]
+		idx := buffer(s, 1, p.width)
+		size := dictionaryOf(s.d).Len()
+		step := checkChunk / p.width
+		for i := 0; i < s.n; i += step {
+			j := min(i+step, s.n)
+			if firstBadIndex(idx[i*p.width:j*p.width], p.width, p.signed, size, s.bm, s.off+i) >= 0 {
+				late()
+			}
+		}
+	}
+}
+
 // shiftIndices writes into dst the indices of segs into their
 // dictionaries laid end to end: each seg's shifted by the lengths of the
 // dictionaries before it, and 0 for null rows.
@@ -106,7 +125,7 @@ func shiftIndices(p *plan, segs []seg, dst []byte) []byte {
 			v := int64(0)
 			if isValid(bm, s.off+i) {
 				if v = dictIndex(src, i, p.width, p.signed); v < 0 || v >= dn {
-					invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, dn)
+					late()
 				}
 				if v += base; v > limit {
 					unsupportedf("the batches' dictionaries together hold more values than %s indices reach", s.d.DataType())
@@ -161,7 +180,7 @@ func transposeIndices(p *plan, s *seg, dst []byte, tr []int32) {
 		}
 		v := dictIndex(src, i, p.width, p.signed)
 		if v < 0 || v >= int64(len(tr)) {
-			invalidf("%s: row %d has index %d into a dictionary of %d", s.d.DataType(), s.off+i, v, len(tr))
+			late()
 		}
 		putUint(dst, i, p.width, uint64(tr[v]))
 	}

@@ -184,21 +184,24 @@ func (c *encoding) node(p *plan, segs []seg) {
 		c.bits(segs, n)
 	case kFixed:
 		c.validity(segs, n)
+		c.w.next = p.hint
 		c.fixed(segs, n, p.width, p.transpose)
 	case kBinary:
 		c.validity(segs, n)
-		binaryNode(c, offsets32, segs, n)
+		binaryNode(c, offsets32, p, segs, n)
 	case kLargeBinary:
 		c.validity(segs, n)
-		binaryNode(c, offsets64, segs, n)
+		binaryNode(c, offsets64, p, segs, n)
 	case kView:
 		c.validity(segs, n)
 		c.views(segs, n)
 	case kList:
 		c.validity(segs, n)
+		c.w.next = intHint(p, 4)
 		listNode(c, offsets32, p, segs, n)
 	case kLargeList:
 		c.validity(segs, n)
+		c.w.next = intHint(p, 8)
 		listNode(c, offsets64, p, segs, n)
 	case kFixedList:
 		c.validity(segs, n)

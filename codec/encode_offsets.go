@@ -42,39 +42,49 @@ var (
 	offsets64 = offsetKernels[int64]{arrowpack.RebaseOffsets64, arrowpack.OffsetsToLengths64}
 )
 
+// checkChunk is how many bytes (of data, or offsets and indices) the
+// writer checks at a time before it copies them, so that the copy reads
+// them from the L1 cache: the checks it makes as it writes (see checker)
+// then cost a fraction of a pass over memory.
+const checkChunk = 8 << 10
+
+// lateFault is what the writer panics with when it finds a batch breaks
+// an invariant checker leaves to it (offsets that decrease between the
+// first and the last, strings that are not UTF-8, dictionary indices out
+// of range). AppendBatches recovers it and names the fault with a deep
+// check (Encoder.explain). Nothing is sized from what it checks.
+type lateFault struct{}
+
+func late() { panic(lateFault{}) }
+
 // offsetsNode writes the offsets of segs continued one after the other,
-// starting at 0 (with flagLengths: a 0, then the lengths), sets each seg's
-// lo and hi to the range of data bytes or child elements its offsets
-// delimit, and returns the sum of their lengths. With one seg it takes that
-// seg's offsets, o; with several, o is nil.
-func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int, o []T) int {
-	if o != nil {
-		writeOffsets(&c.w, o, k.rebase, k.lengths)
-		s := &segs[0]
-		s.lo, s.hi = int(o[0]), int(o[s.n])
-		return s.hi - s.lo
-	}
+// starting at 0 (with flagLengths: a 0, then the lengths), checking, a
+// chunk at a time as it writes them, that they never decrease; it sets
+// each seg's lo and hi to the range of data bytes or child elements its
+// offsets delimit, and returns the sum of their lengths.
+func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) int {
 	size := int(unsafe.Sizeof(T(0)))
 	dst := view[T](c.w.reserve(size * (n + 1)))
 	if dst != nil {
 		dst[0] = 0
 	}
+	lengths := c.w.xf&flagLengths != 0
 	var total T
 	at := 0
 	for si := range segs {
 		s := &segs[si]
 		o := offsetsOf[T](s)
-		if dst != nil {
-			if c.w.xf&flagLengths != 0 {
-				k.lengths(dst[at+1:], o)
-			} else {
-				k.rebase(dst[at:], o, o[0]-total)
-			}
-		}
 		s.lo, s.hi = int(o[0]), int(o[s.n])
 		span := o[s.n] - o[0]
 		if size == 4 && int64(total)+int64(span) > math.MaxInt32 {
 			unsupportedf("the batches hold more than %d values of 32-bit offsets (%s)", math.MaxInt32, s.d.DataType())
+		}
+		if dst == nil {
+			if !offsetsValid(o, int64(o[s.n])) {
+				late()
+			}
+		} else {
+			putOffsets(k, dst[at:at+s.n+1], o, o[0]-total, lengths)
 		}
 		total += span
 		at += s.n
@@ -82,19 +92,38 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 	return int(total)
 }
 
-// oneOffsets returns the offsets of the only seg of segs, or nil when
-// there are several: what offsetsNode takes.
-func oneOffsets[T int32 | int64](segs []seg) []T {
-	if len(segs) != 1 {
-		return nil
+// putOffsets writes offsets o into dst rebased by base (lengths set: the
+// lengths of the values into dst[1:]), checking a chunk at a time, before
+// writing it, that the offsets never decrease.
+func putOffsets[T int32 | int64](k offsetKernels[T], dst, o []T, base T, lengths bool) {
+	step := checkChunk / int(unsafe.Sizeof(T(0)))
+	last := len(o) - 1
+	limit := int64(o[last])
+	if !lengths {
+		dst[last] = o[last] - base
 	}
-	return offsetsOf[T](&segs[0])
+	for i := 0; i < last; i += step {
+		j := min(i+step, last)
+		ch := o[i : j+1]
+		if !offsetsValid(ch, limit) {
+			late()
+		}
+		if lengths {
+			k.lengths(dst[i+1:], ch)
+		} else {
+			k.rebase(dst[i:], ch[:len(ch)-1], base)
+		}
+	}
 }
 
 // binaryNode writes the offsets and the data bytes of segs of a binary or
-// string array.
-func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) {
-	total := offsetsNode(c, k, segs, n, oneOffsets[T](segs))
+// string array; of strings (p.utf8 set) it checks the bytes are UTF-8, a
+// chunk at a time before it copies it (ASCII through the SIMD kernel).
+func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
+	utf := p.utf8
+	c.w.next = intHint(p, int(unsafe.Sizeof(T(0))))
+	total := offsetsNode(c, k, segs, n)
+	c.w.next = p.hint
 	dst := c.w.reserve(total)
 	at := 0
 	for si := range segs {
@@ -102,8 +131,23 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 		if s.hi > len(s.b2) {
 			invalidf("%s: offsets reach byte %d of a data buffer of %d", s.d.DataType(), s.hi, len(s.b2))
 		}
-		if dst != nil {
-			at += copy(dst[at:], s.b2[s.lo:s.hi])
+		src := s.b2[s.lo:s.hi]
+		ascii := true
+		switch {
+		case dst == nil:
+			ascii = !utf || arrowpack.IsASCII(src)
+		case !utf:
+			copy(dst[at:], src)
+		default:
+			for i := 0; i < len(src); i += checkChunk {
+				ch := src[i:min(i+checkChunk, len(src))]
+				ascii = ascii && arrowpack.IsASCII(ch)
+				copy(dst[at+i:], ch)
+			}
+		}
+		at += len(src)
+		if !ascii && firstBadUTF8(s.b2, offsetsOf[T](s)) >= 0 {
+			late()
 		}
 	}
 }
@@ -111,7 +155,7 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n 
 // listNode writes the offsets of segs of a list or map array and then its
 // child, cut to the ranges the offsets reference.
 func listNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
-	offsetsNode(c, k, segs, n, oneOffsets[T](segs))
+	offsetsNode(c, k, segs, n)
 	mark := len(c.segs)
 	for si := range segs {
 		s := &segs[si]

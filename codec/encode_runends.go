@@ -30,7 +30,7 @@ func (c *encoding) runEnds(p *plan, segs []seg, n int) {
 		if dst != nil {
 			ends := runEndReader{b: bytesOf(re.Buffers()[1]), off: re.Offset(), width: p.width}
 			for i := range k {
-				putUint(dst, at+i, p.width, uint64(min(ends.at(first+i)-s.off, s.n)+acc))
+				putUint(dst, at+i, p.width, uint64(min(ends.at(first+i)-int64(s.off), int64(s.n))+int64(acc)))
 			}
 		}
 		if first+k > vals.Len() {
@@ -71,8 +71,9 @@ type runEndReader struct {
 	width int
 }
 
-func (r runEndReader) at(i int) int {
-	return int(runEndAt(r.b, r.width, i+r.off))
+// at returns run end i, as an int64 on every platform.
+func (r runEndReader) at(i int) int64 {
+	return runEndAt(r.b, r.width, i+r.off)
 }
 
 // search returns the first of the n runs whose end is at least v.
@@ -80,7 +81,7 @@ func (r runEndReader) search(n, v int) int {
 	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if r.at(m) < v {
+		if r.at(m) < int64(v) {
 			lo = m + 1
 		} else {
 			hi = m

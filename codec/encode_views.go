@@ -12,7 +12,7 @@ import (
 
 // views writes the views of the rows of segs and one data buffer holding
 // just the out-of-line bytes they reference, in row order. Views of null
-// rows are written as empty inline views.
+// rows are written as empty inline views, and inline views zero-padded.
 func (c *encoding) views(segs []seg, n int) {
 	total := 0
 	for si := range segs {
@@ -61,6 +61,7 @@ func (c *encoding) views(segs []seg, n int) {
 			}
 			l := viewLen(views, i)
 			if l <= arrow.ViewPrefixLen+8 {
+				clear(v[4+l:]) // the padding of inline views is zero in a block
 				continue
 			}
 			idx := binary.LittleEndian.Uint32(v[8:])

@@ -56,9 +56,16 @@ func (e *Encoder) Schema() *arrow.Schema { return e.schema }
 // Append encodes rec as one block appended to dst and returns the extended
 // slice. When dst has room for the block, Append allocates nothing. A batch
 // whose schema differs from the Encoder's is refused with an error wrapping
-// ErrSchemaMismatch, and one that breaks Arrow's invariants (an array whose
-// offset and length reach past its buffers, at any level) with an error
-// wrapping ErrInvalidBatch. On any error Append returns dst unchanged.
+// ErrSchemaMismatch, and one that breaks an invariant the decoder checks,
+// at any level (an array whose offset and length reach past its buffers,
+// offsets that decrease or pass the data, strings that are not UTF-8,
+// dictionary indices, union type ids and offsets, run ends or views out of
+// range, a null count that is not its bitmap's, children missing or too
+// short: FORMAT.md lists them) with an error wrapping ErrInvalidBatch that
+// names the column and the row. Batches are checked before anything is
+// sized from them, so the block Append writes is one the decoder accepts,
+// and decodes to a batch equal to rec. On any error Append returns dst
+// unchanged.
 // Sliced arrays are written as the slice alone, at every level of nesting.
 // Append(dst, rec) is AppendBatches(dst, rec).
 func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
@@ -91,7 +98,7 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 	defer e.putEncoding(c)
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = dst, recovered(r)
+			res, err = dst, e.recovered(r, recs)
 		}
 	}()
 	k := len(recs)
@@ -112,8 +119,8 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 	return e.writeBlock(c, newWriter(out, start), k, rows), nil
 }
 
-// gather checks recs against the schema and Arrow's invariants that need no
-// look at the buffers, and sets the segs of their columns: what
+// gather checks recs against the schema and every invariant the decoder
+// checks (checkArray), and sets the segs of their columns: what
 // AppendBatches does before it writes. The encoding returned is the
 // caller's to give back with putEncoding; on error there is none.
 func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err error) {
@@ -134,7 +141,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	got := c // a return with an error sets c to nil before this runs
 	defer func() {
 		if r := recover(); r != nil {
-			c, err = nil, recovered(r)
+			c, err = nil, e.recovered(r, recs)
 		}
 		if err != nil {
 			e.putEncoding(got)
@@ -151,26 +158,68 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
-			s := &c.segs[i*k+r]
-			s.set(col.Data(), -1, -1)
-			if int64(s.n) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.n, rec.NumRows())
+			d := col.Data()
+			if int64(d.Len()) != rec.NumRows() {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
 			}
+			// Checked before anything is sized from it.
+			if f := (checker{}).array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
+				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+			}
+			s := &c.segs[i*k+r]
+			s.set(d, -1, -1)
 			c.est += s.estimate(e.plans[i])
 		}
 	}
 	return c, int(total), nil
 }
 
-// recovered turns what the encoding functions panicked with into the error
-// to return. Their checks of lengths raise an encodeError; anything else
-// that escapes (a batch whose offsets are not monotonic making a slice run
-// out of range, say) is an invalid batch too, never a crash of the caller.
-func recovered(r any) error {
-	if ee, ok := r.(encodeError); ok {
-		return ee.err
+// check makes every check AppendBatches makes of rec, those it makes as it
+// writes included, writing nothing.
+func (e *Encoder) check(rec arrow.RecordBatch) error {
+	recs := []arrow.RecordBatch{rec}
+	c, _, err := e.gather(recs)
+	if err != nil {
+		return err
+	}
+	e.putEncoding(c)
+	return e.deepCheck(recs)
+}
+
+// deepCheck returns the error naming the first fault of recs that a deep
+// check finds (the batch, the column, the row and what is wrong), or nil.
+func (e *Encoder) deepCheck(recs []arrow.RecordBatch) error {
+	for r, rec := range recs {
+		for i, col := range rec.Columns() {
+			d := col.Data()
+			if f := (checker{deep: true}).array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
+				return f.err(e.schema.Field(i).Name, r, len(recs))
+			}
+		}
+	}
+	return nil
+}
+
+// recovered turns what the encoding functions panicked with, writing
+// recs, into the error to return. Their checks of lengths raise an
+// encodeError; a lateFault is named by a deep check of recs; anything
+// else that escapes is an invalid batch too, never a crash of the caller.
+func (e *Encoder) recovered(r any, recs []arrow.RecordBatch) error {
+	switch r := r.(type) {
+	case encodeError:
+		return r.err
+	case lateFault:
+		return e.explain(recs)
 	}
 	return fmt.Errorf("%w: %v", ErrInvalidBatch, r)
+}
+
+// explain returns the error naming the fault the writer found in recs.
+func (e *Encoder) explain(recs []arrow.RecordBatch) error {
+	if err := e.deepCheck(recs); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: the batches break an invariant the encoder found as it wrote them", ErrInvalidBatch)
 }
 
 // blockSize returns the size of rec's uncompressed block, after the checks
@@ -183,7 +232,7 @@ func (e *Encoder) blockSize(rec arrow.RecordBatch) (size int, err error) {
 	defer e.putEncoding(c)
 	defer func() {
 		if r := recover(); r != nil {
-			size, err = 0, recovered(r)
+			size, err = 0, e.recovered(r, []arrow.RecordBatch{rec})
 		}
 	}()
 	e.writeBlock(c, writer{}, 1, rows)
@@ -205,11 +254,18 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	ss := cp.scratch.get()
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
+	if e.cfg.compression == Light && c.est < minDecide && e.cfg.minSavings < 1 {
+		// A small block is compressed as LZ4 compresses it, transposed
+		// (section_light.go).
+		xf = defaultTransforms
+	}
+	ss.xf = xf
 	w := newWriter(*sp, 0)
-	w.xf, w.marking, w.marks = xf, true, ss.marks[:0]
+	w.xf, w.marking, w.marks, w.hints = xf, true, ss.marks[:0], ss.hints[:0]
 	raw := e.writeBlock(c, w, k, rows)
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
+	ss.hints, c.w.hints = c.w.hints, nil
 	size := len(raw)
 	body := raw[headerSize:]
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)
@@ -276,6 +332,9 @@ func (e *Encoder) body(c *encoding, k int) {
 func (e *Encoder) checkSchema(s *arrow.Schema) error {
 	if s == e.schema {
 		return nil
+	}
+	if s == nil {
+		return fmt.Errorf("%w: batch has no schema", ErrSchemaMismatch)
 	}
 	if s.NumFields() != e.schema.NumFields() {
 		return fmt.Errorf("%w: batch has %d fields, the encoder's schema %d", ErrSchemaMismatch, s.NumFields(), e.schema.NumFields())

@@ -2,20 +2,22 @@ package codec
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
 // Golden blocks of the frozen format version 1, under testdata/blocks:
-// for each case, <case>-none.apk, <case>-lz4.apk, <case>-zstd.apk and
-// <case>-minlz.apk hold one block each, and <case>.arrows the batch they hold as an Arrow IPC
+// for each case, <case>-none.apk, <case>-lz4.apk, <case>-zstd.apk,
+// <case>-minlz.apk and <case>-light.apk hold one block each, and <case>.arrows the batch they hold as an Arrow IPC
 // stream (arrow-go's reader, not arrowpack, is the oracle). They were
 // written once (go test ./codec -run TestGoldenBlocks -update) and must
 // decode to the same batch forever: a later change of the layout bumps the
@@ -44,7 +46,47 @@ func goldenBlockCases() []goldenBlockCase {
 		// Numbers: sections stored raw beside compressed ones.
 		{"lineitem-1024", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Lineitem(mem, 1024) }, nil},
 		{"wide-1024", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.WideNumeric(mem, 1024, 8) }, nil},
+		// Floats that came from decimals, 64- and 32-bit, with values
+		// that do not (ALP's exceptions), for Light's ALP sections.
+		{"decimals-8192", goldenDecimals, nil},
 	}
+}
+
+// goldenDecimals returns 8192 rows of a float64 and a float32 column of
+// prices with two decimals, a few of them not decimals (thirds, infinity,
+// -0), an ascending id column and uniform floats in [0, 1) (byte planes).
+func goldenDecimals(mem memory.Allocator) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(2026, 8192))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "noise", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	f64, f32 := b.Field(0).(*array.Float64Builder), b.Field(1).(*array.Float32Builder)
+	for i := range 8192 {
+		cents := r.IntN(1_000_000)
+		x := float64(cents) / 100
+		switch i % 97 {
+		case 5:
+			x = float64(cents) / 3
+		case 17:
+			x = math.Inf(1)
+		case 41:
+			x = math.Copysign(0, -1)
+		}
+		f64.Append(x)
+		if i%13 == 0 {
+			f32.AppendNull()
+		} else {
+			f32.Append(float32(r.IntN(1000)) / 10)
+		}
+		b.Field(2).(*array.Int64Builder).Append(int64(1000 + 3*i + r.IntN(3)))
+		b.Field(3).(*array.Float64Builder).Append(r.Float64())
+	}
+	return b.NewRecordBatch()
 }
 
 func TestGoldenBlocks(t *testing.T) {
@@ -58,7 +100,7 @@ func TestGoldenBlocks(t *testing.T) {
 	for _, gc := range goldenBlockCases() {
 		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
 		defer want.Release()
-		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ, Light} {
 			path := filepath.Join(dir, gc.name+"-"+c.String()+".apk")
 			block, err := os.ReadFile(path)
 			if err != nil {
@@ -75,7 +117,11 @@ func TestGoldenBlocks(t *testing.T) {
 			sawRaw = sawRaw || info.RawSections > 0 && info.Sections > info.RawSections
 			sawSplit = sawSplit || info.Sections > 2
 			if c != None {
-				sawCodec[c] = true
+				h := must(parseHeader(block))
+				mustOK(eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+					sawCodec[s.codec] = true
+					return nil
+				}))
 			}
 			for _, n := range []int{1, 4} {
 				dec := must(NewDecoder(want.Schema(), WithConcurrency(n)))
@@ -96,7 +142,8 @@ func TestGoldenBlocks(t *testing.T) {
 			}
 		}
 	}
-	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] {
+	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] ||
+		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v", sawRaw, sawSplit, sawCodec)
 	}
 }
@@ -108,7 +155,7 @@ func writeGoldenBlocks(t *testing.T, dir string, mem memory.Allocator) {
 	}
 	for _, gc := range goldenBlockCases() {
 		rec := gc.build(mem)
-		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ, Light} {
 			opts := []Option{WithCompression(c)}
 			if c != None {
 				opts = append(opts, gc.opts...)
@@ -137,6 +184,12 @@ func writeGoldenBlocks(t *testing.T, dir string, mem memory.Allocator) {
 			}
 		}
 		rec.Release()
+	}
+}
+
+func mustOK(err error) {
+	if err != nil {
+		panic(err)
 	}
 }
 

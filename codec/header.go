@@ -74,7 +74,7 @@ func parseHeader(block []byte) (header, error) {
 		return h, corruptf("format version %d, this library reads %d", block[4], formatVersion)
 	}
 	h.compression = Compression(block[5])
-	if h.compression > MinLZ {
+	if h.compression > Light {
 		return h, corruptf("unknown compression %d", block[5])
 	}
 	h.flags = flags(binary.LittleEndian.Uint16(block[6:]))

@@ -23,9 +23,18 @@ const (
 	// block written once, read once); LZ4 when blocks are read many
 	// times; zstd for the smallest blocks.
 	MinLZ Compression = 3
+	// Light stores each buffer with the lightweight encoding that knows
+	// its data (section_light.go, FORMAT.md): integers bit-packed with a
+	// frame of reference (or as deltas when sorted), floats that came
+	// from decimals as ALP integers, string data with FSST's symbol
+	// table (trained per column and kept across blocks), and everything
+	// else with LZ4 where LZ4 saves. Its blocks are about zstd's size at
+	// about LZ4's encode speed.
+	Light Compression = 4
 )
 
-// String returns the compression's name: "none", "lz4", "zstd" or "minlz".
+// String returns the compression's name: "none", "lz4", "zstd", "minlz" or
+// "light".
 func (c Compression) String() string {
 	switch c {
 	case None:
@@ -36,6 +45,8 @@ func (c Compression) String() string {
 		return "zstd"
 	case MinLZ:
 		return "minlz"
+	case Light:
+		return "light"
 	}
 	return "compression(" + strconv.Itoa(int(c)) + ")"
 }
@@ -140,6 +151,11 @@ func newConfig(opts []Option) (config, error) {
 		o(&cfg)
 	}
 	cfg.concurrency = max(cfg.concurrency, 1)
+	if cfg.compression == Light {
+		// The lightweight codecs read integers as they are: bit-packing
+		// takes the place of transposing them.
+		cfg.transforms &^= flagTranspose
+	}
 	return cfg, cfg.err
 }
 

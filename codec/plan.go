@@ -43,6 +43,9 @@ type plan struct {
 	// which a block with flagTranspose stores byte-transposed (run ends,
 	// floats and fixed-size binary excepted).
 	transpose bool
+	// hint is what the values buffer (kFixed), the indices (kDict) or the
+	// data bytes (kBinary, kLargeBinary) hold, for the lightweight codecs.
+	hint bufHint
 	// children: the child nodes in wire order. kDict: the dictionary's
 	// values; kRunEnd: run ends, then values.
 	children []*plan
@@ -130,12 +133,16 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		p.kind = kBool
 	case *arrow.StringType:
 		p.kind, p.utf8 = kBinary, true
+		p.hint = bufHint{kind: hText, col: p}
 	case *arrow.BinaryType:
 		p.kind = kBinary
+		p.hint = bufHint{kind: hText, col: p}
 	case *arrow.LargeStringType:
 		p.kind, p.utf8 = kLargeBinary, true
+		p.hint = bufHint{kind: hText, col: p}
 	case *arrow.LargeBinaryType:
 		p.kind = kLargeBinary
+		p.hint = bufHint{kind: hText, col: p}
 	case *arrow.StringViewType:
 		p.kind, p.utf8 = kView, true
 	case *arrow.BinaryViewType:
@@ -180,6 +187,7 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		}
 		p.signed = arrow.IsSignedInteger(t.IndexType.ID())
 		p.transpose = transposable(p.width)
+		p.hint = intHint(p, p.width)
 		return p, child(t.ValueType)
 	case *arrow.RunEndEncodedType:
 		p.kind = kRunEnd
@@ -248,6 +256,14 @@ func (p *plan) fixedWidth(t arrow.FixedWidthDataType) error {
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.FIXED_SIZE_BINARY:
 	default:
 		p.transpose = transposable(p.width)
+	}
+	switch t.ID() {
+	case arrow.FLOAT32, arrow.FLOAT64:
+		p.hint = bufHint{kind: hFloat, width: uint8(p.width), col: p}
+	case arrow.INT32, arrow.INT64, arrow.UINT32, arrow.UINT64, arrow.DATE32, arrow.DATE64,
+		arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL32, arrow.DECIMAL64,
+		arrow.DECIMAL128:
+		p.hint = intHint(p, p.width)
 	}
 	return nil
 }

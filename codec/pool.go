@@ -1,8 +1,10 @@
 package codec
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -13,38 +15,62 @@ import (
 // blocks it reads) and a Decoder (for the blocks it decompresses) reuse
 // memory without a batch someone retained ever seeing its bytes change.
 //
-// It keeps up to poolKeep freed buffers per power-of-two size class. A
-// sync.Pool, which it replaced, is emptied by every GC: under a steady
-// stream of LZ4 lineitem blocks with a GC every 8 blocks it let 124-164 KB
-// per decode be allocated again, against 27-34 KB here, and 660-970 KB
-// against 108-126 KB with a GC every block (BenchmarkDecodePool). What it
-// holds is bounded: poolKeep buffers of at most twice the block size for
-// each size class in use.
+// A buffer's capacity is its request rounded up to a size class, 8 classes
+// per power of two, so no buffer is more than 1/8 larger than asked (a
+// power-of-two pool made a raw body of 256 MiB + 40 bytes take 512 MiB),
+// and a kept buffer serves only a request it is at most 1/8 larger than.
+// The pool keeps at most poolKeep freed buffers in all, dropping the least
+// recently freed, so an idle Decoder or Reader holds at most poolKeep
+// blocks' worth. A sync.Pool, which it replaced, is emptied by every GC:
+// under a steady stream of LZ4 lineitem blocks with a GC every 8 blocks it
+// let 124-164 KB per decode be allocated again, against 27-34 KB here
+// (BenchmarkDecodePool).
 type blockPool struct {
 	mu   sync.Mutex
-	free [64][][]byte // by class: cap is 1<<class bytes
+	free [][]byte // kept buffers, the least recently freed first
 }
 
-// poolKeep is how many freed buffers a blockPool keeps per size class.
+// poolKeep is how many freed buffers a blockPool keeps.
 const poolKeep = 4
 
 var _ memory.Allocator = (*blockPool)(nil)
 
-// sizeClass returns the power-of-two class that holds size bytes.
-func sizeClass(size int) int { return bits.Len(uint(max(size, 8) - 1)) }
+// classSize returns the capacity of the buffers that hold size bytes: size
+// rounded up to a multiple of 8 and, above 128 bytes, to one of 8 classes
+// between consecutive powers of two, at most 1/8 past size. A size whose
+// class would overflow an int is its own class.
+func classSize(size int) int {
+	if size <= 128 {
+		return pad8(max(size, 8))
+	}
+	e := bits.Len(uint(size - 1)) // 1<<(e-1) < size <= 1<<e
+	step := uint(1) << (e - 4)    // an eighth of 1<<(e-1)
+	c := (uint(size) + step - 1) &^ (step - 1)
+	if c > math.MaxInt&^7 {
+		return pad8(size)
+	}
+	return int(c)
+}
 
 // Allocate returns size bytes of 8-byte aligned memory.
 func (p *blockPool) Allocate(size int) []byte {
-	c := sizeClass(size)
+	c := classSize(size)
+	fits := max(c, size+size/8) // the most a kept buffer may be
 	p.mu.Lock()
-	if l := p.free[c]; len(l) > 0 {
-		b := l[len(l)-1]
-		p.free[c] = l[:len(l)-1]
+	best := -1
+	for i, b := range p.free {
+		if cap(b) >= size && cap(b) <= fits && (best < 0 || cap(b) < cap(p.free[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := p.free[best]
+		p.free = slices.Delete(p.free, best, best+1)
 		p.mu.Unlock()
 		return b[:size]
 	}
 	p.mu.Unlock()
-	return unsafeBytes(make([]uint64, (1<<c)/8))[:size]
+	return unsafeBytes(make([]uint64, c/8))[:size]
 }
 
 // Reallocate is not used by the codec; it returns a new buffer.
@@ -55,17 +81,29 @@ func (p *blockPool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-// Free keeps b for reuse if its size class has room.
+// Free keeps b for reuse, dropping the least recently freed buffer if the
+// pool holds poolKeep already.
 func (p *blockPool) Free(b []byte) {
-	c := sizeClass(cap(b))
-	if cap(b) != 1<<c {
+	if cap(b) == 0 || cap(b) != classSize(cap(b)) {
 		return // not one of this pool's
 	}
 	p.mu.Lock()
-	if len(p.free[c]) < poolKeep {
-		p.free[c] = append(p.free[c], b[:cap(b)])
+	if len(p.free) == poolKeep {
+		p.free[0] = nil
+		p.free = append(p.free[:0], p.free[1:]...)
 	}
+	p.free = append(p.free, b[:cap(b)])
 	p.mu.Unlock()
+}
+
+// kept returns how many buffers p keeps and their bytes.
+func (p *blockPool) kept() (n, bytes int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range p.free {
+		bytes += cap(b)
+	}
+	return len(p.free), bytes
 }
 
 // freeList keeps values for reuse: up to two per P, the most that are

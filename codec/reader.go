@@ -18,8 +18,10 @@ import (
 // streams of one schema written one after another (a spill file appended to,
 // say). Truncation, a bad checksum or any corruption ends the reading with
 // an error wrapping ErrCorrupt that says which; the Reader never panics and
-// never allocates more than WithMaxBlockSize (plus the frame) from a length
-// it read. A Reader is not safe for concurrent use.
+// never allocates for a frame or a schema more than the bytes that arrive
+// (its buffer grows as they do, from 64 KiB), nor more than WithMaxBlockSize
+// for any block (FORMAT.md, "Bounds", gives the whole bound). A Reader is
+// not safe for concurrent use.
 type Reader struct {
 	r      io.Reader
 	cfg    config
@@ -30,6 +32,7 @@ type Reader struct {
 	info   BlockInfo
 	err    error
 	blocks uint64 // blocks read in the current stream
+	read   int64  // bytes read from r by readPart
 	done   bool
 	refs   atomic.Int64
 }
@@ -174,12 +177,10 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 	if n < headerSize || n%8 != 0 || n > uint64(r.cfg.maxBlock)+headerSize {
 		return nil, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, r.cfg.maxBlock+headerSize)
 	}
-	buf := r.pool.Allocate(int(n))
-	if err := r.readFull(buf, "block"); err != nil {
-		r.pool.Free(buf)
+	buf, err := r.readGrowing(int(n), "block", r.pool.Allocate, r.pool.Free)
+	if err != nil {
 		return nil, err
 	}
-	var err error
 	if got, want := crc32.Checksum(buf, castagnoli), binary.LittleEndian.Uint32(fh[8:]); got != want {
 		r.pool.Free(buf)
 		return nil, corruptf("block %d: checksum %#08x, the frame says %#08x", r.blocks, got, want)
@@ -200,14 +201,55 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 
 // readFull fills b from the input; running out is ErrCorrupt (truncation).
 func (r *Reader) readFull(b []byte, what string) error {
-	n, err := io.ReadFull(r.r, b)
+	return r.readPart(b, 0, len(b), what)
+}
+
+// readPart fills b, bytes from..from+len(b) of a part of n bytes, from the
+// input; running out is ErrCorrupt (truncation).
+func (r *Reader) readPart(b []byte, from, n int, what string) error {
+	got, err := io.ReadFull(r.r, b)
+	r.read += int64(got)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return corruptf("stream truncated in a %s (%d of %d bytes)", what, n, len(b))
+		return corruptf("stream truncated in a %s (%d of %d bytes)", what, from+got, n)
 	default:
 		return fmt.Errorf("reading a %s: %w", what, err)
+	}
+}
+
+// readStart is the most the Reader allocates for a frame or a schema before
+// its bytes arrive, beyond the bytes it has read of the input so far.
+const readStart = 64 << 10
+
+// readGrowing reads a part of n bytes (a block, a schema) whose length the
+// input claims into memory from alloc (and free, if not nil, for the
+// buffers it outgrows), allocating no more than the bytes that arrive:
+// it starts with room for min(n, max(readStart, bytes read so far)) and
+// doubles it as the bytes fill it. A stream cut short so costs about what
+// it held, and a stream of blocks of one size, once it has read one,
+// reads each block into one buffer of its size.
+func (r *Reader) readGrowing(n int, what string, alloc func(int) []byte, free func([]byte)) ([]byte, error) {
+	buf := alloc(int(min(int64(n), max(readStart, r.read))))
+	got := 0
+	for {
+		if err := r.readPart(buf[got:], got, n, what); err != nil {
+			if free != nil {
+				free(buf)
+			}
+			return nil, err
+		}
+		got = len(buf)
+		if got == n {
+			return buf, nil
+		}
+		next := alloc(min(n, 2*got))
+		copy(next, buf)
+		if free != nil {
+			free(buf)
+		}
+		buf = next
 	}
 }
 
@@ -233,8 +275,8 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	if limit := min(maxSchemaSize, r.cfg.maxBlock); n > uint64(limit) {
 		return nil, corruptf("schema of %d bytes is above the limit of %d", n, limit)
 	}
-	sch := make([]byte, pad8(int(n)))
-	if err := r.readFull(sch, "schema"); err != nil {
+	sch, err := r.readGrowing(pad8(int(n)), "schema", func(n int) []byte { return make([]byte, n) }, nil)
+	if err != nil {
 		return nil, err
 	}
 	sch = sch[:n]

@@ -79,11 +79,10 @@ func WithBlockRows(n int) Option {
 // WithBlockSize makes a Writer coalesce batches, like WithBlockRows, into
 // blocks of up to about n bytes: a batch is added to the pending ones
 // unless the sum of their uncompressed block sizes would pass n. Each
-// batch is sized when written, which also checks it, so an invalid batch
-// is refused by its own Write. (With WithBlockRows alone, Write checks the
-// schema only; a batch that breaks Arrow's invariants is found when its
-// block is written, and Flush then writes the others each on its own.)
-// With both options, a block ends at whichever target comes first. 0 turns the option off; NewWriter refuses
+// batch is sized when written. (A coalescing Writer checks each batch in
+// its Write, with or without WithBlockSize, so an invalid batch is refused
+// by its own Write and never held.) With both options, a block ends at
+// whichever target comes first. 0 turns the option off; NewWriter refuses
 // a negative n with an error wrapping ErrUnsupported.
 func WithBlockSize(n int) Option {
 	return blockTarget("WithBlockSize", n, func(cfg *config) *int { return &cfg.blockSize })
@@ -159,15 +158,15 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 		return w.writeBlock(rec)
 	}
 	// Sizing a batch walks all of it, as writing does, less the copying:
-	// only a size target needs it. Otherwise the batch is checked when its block is
-	// written.
+	// only a size target needs it. Either way the batch is checked here,
+	// so that an invalid one is refused by its own Write.
 	size := headerSize
 	if w.maxSize < math.MaxInt {
 		var err error
 		if size, err = w.enc.blockSize(rec); err != nil {
 			return err
 		}
-	} else if err := w.enc.checkSchema(rec.Schema()); err != nil {
+	} else if err := w.enc.check(rec); err != nil {
 		return err
 	}
 	rows := int(rec.NumRows())

@@ -235,44 +235,84 @@ func TestWriterFallsBack(t *testing.T) {
 	}
 }
 
-// TestWriterRowsOnlyInvalidBatch checks that with WithBlockRows alone an
-// invalid batch is found when its block is written: Close reports it with
-// ErrInvalidBatch and the valid batches are still written, each on its
-// own.
-func TestWriterRowsOnlyInvalidBatch(t *testing.T) {
-	bad := array.MakeFromData(invalidBatches()["int64 values"])
-	defer bad.Release()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: bad.DataType(), Nullable: true}}, nil)
-	badRec := array.NewRecordBatch(schema, []arrow.Array{bad}, int64(bad.Len()))
-	defer badRec.Release()
-	b := array.NewInt64Builder(memory.NewGoAllocator())
-	b.AppendValues([]int64{1, 2, 3}, nil)
+// TestWriterRefusesInvalidBatch checks that a Writer, coalescing or not,
+// refuses an invalid batch in its own Write with ErrInvalidBatch, holds
+// nothing of it, and leaves the stream readable: up to the batches before
+// it at once, and whole after Close.
+func TestWriterRefusesInvalidBatch(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	badRec := oneColumn(badBatchCases()["string invalid UTF-8"].d)
+	badRec.schema = schema
+	b := array.NewStringBuilder(memory.NewGoAllocator())
+	b.AppendValues([]string{"a", "bc", "déf"}, nil)
 	good := b.NewArray()
 	defer good.Release()
 	goodRec := array.NewRecordBatch(schema, []arrow.Array{good}, 3)
 	defer goodRec.Release()
 
-	var sink bytes.Buffer
-	w, err := NewWriter(&sink, schema, WithBlockRows(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []arrow.RecordBatch{goodRec, badRec, goodRec} {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); !errors.Is(err, ErrInvalidBatch) {
-		t.Fatalf("Close: %v, want an error wrapping ErrInvalidBatch", err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	got := readBlocks(t, sink.Bytes())
-	if len(got) != 2 {
-		t.Fatalf("%d blocks, want the 2 valid batches", len(got))
-	}
-	for i := range got {
-		checkRowsOf(t, fmt.Sprint("block ", i), nil, []arrow.RecordBatch{goodRec}, got[i])
+	for name, opts := range map[string][]Option{
+		"one block per batch": nil,
+		"WithBlockRows":       {WithBlockRows(100)},
+		"WithBlockSize":       {WithBlockSize(1 << 20)},
+		"LZ4, WithBlockRows":  {WithCompression(LZ4), WithBlockRows(4)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var sink bytes.Buffer
+			w, err := NewWriter(&sink, schema, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(goodRec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			before := sink.Len()
+			err = w.Write(badRec)
+			if !errors.Is(err, ErrInvalidBatch) || !strings.Contains(err.Error(), "column c, row 1:") {
+				t.Fatalf("Write of an invalid batch: %v, want ErrInvalidBatch naming column c, row 1", err)
+			}
+			if sink.Len() != before {
+				t.Fatalf("the refused Write wrote %d bytes", sink.Len()-before)
+			}
+			// Cut here, the stream reads as the batch before, then ends
+			// short of its end frame.
+			r, err := NewReader(bytes.NewReader(sink.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Next() {
+				t.Fatalf("the stream before the refused batch does not read: %v", r.Err())
+			}
+			checkRowsOf(t, "the batch before", nil, []arrow.RecordBatch{goodRec}, r.RecordBatch())
+			if r.Next() || !errors.Is(r.Err(), ErrCorrupt) {
+				t.Fatalf("a stream without its end frame: %v, want ErrCorrupt after the first batch", r.Err())
+			}
+			r.Release()
+			if err := w.Write(goodRec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			var rows []arrow.RecordBatch
+			for _, rec := range readBlocks(t, sink.Bytes()) {
+				for i := range rec.NumRows() {
+					rows = append(rows, rec.NewSlice(i, i+1))
+				}
+			}
+			defer batches.Release(rows)
+			if len(rows) != 6 {
+				t.Fatalf("%d rows read, want the 6 of the two valid batches", len(rows))
+			}
+			for i, row := range rows {
+				want := goodRec.NewSlice(int64(i%3), int64(i%3+1))
+				if !array.RecordEqual(want, row) {
+					t.Errorf("row %d: %v, want %v", i, row, want)
+				}
+				want.Release()
+			}
+		})
 	}
 }

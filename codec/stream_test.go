@@ -73,7 +73,7 @@ func seededBatches(t testing.TB, seed uint64, fields, depth, n int) (*rand.Rand,
 func TestStreamRoundTrip(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(21, 21))
-	for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+	for _, c := range []Compression{None, LZ4, Zstd, MinLZ, Light} {
 		for seed := range 20 {
 			schema := randbatch.RandomSchema(r, 1+seed%5, 3)
 			recs := randomBatches(r, mem, schema, seed%4)

@@ -31,7 +31,10 @@ func (bb *builtBlock) canonical() bool { return len(bb.bad) == 0 && len(bb.odd) 
 
 // buildBlock builds a block of schema (whose plans are plans) from c.
 func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
-	comp := Compression(c.intn(3))
+	comp := Compression(c.intn(4))
+	if comp == 3 {
+		comp = Light // sections of the lightweight codecs (section_light_struct_test.go)
+	}
 	var xf flags
 	if comp != None {
 		xf = flags(c.intn(4)) // any mix of the transforms is a valid block
@@ -108,7 +111,7 @@ func buildBlock(c *choices, schema *arrow.Schema, plans []*plan) builtBlock {
 			h.flags = flagLengths
 		} else {
 			b.markBad("unknown compression")
-			h.compression = MinLZ + 1
+			h.compression = Light + 1
 		}
 	}
 	out.block = make([]byte, headerSize+len(stored))
@@ -166,6 +169,10 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 			}
 			continue
 		}
+		if comp == Light {
+			chunks[i].codec, chunks[i].z = b.lightChunk(part)
+			continue
+		}
 		chunks[i].z = compressForTest(comp, part)
 	}
 	c := &chunks[victim]
@@ -201,7 +208,7 @@ func (b *blockBuilder) wrapCompressed(comp Compression, raw []byte) ([]byte, int
 	}
 	if h == 10 {
 		b.markBad("a section codec no version knows")
-		chunks[victim].codec = MinLZ + 1
+		chunks[victim].codec = maxCodec + 1
 	}
 	return chunkTable(count, chunks, h == 8), declared
 }

@@ -46,6 +46,11 @@ type writer struct {
 	// encoder may cut the body into sections.
 	marking bool
 	marks   []int
+	// With marking set, hints[i] says what the buffer at marks[i] holds
+	// (section_hint.go), from next, which the caller sets before it
+	// reserves a buffer and reserve clears.
+	hints []bufHint
+	next  bufHint
 }
 
 // newWriter returns a writer of the block at out[start:], whose first byte
@@ -104,7 +109,9 @@ func (w *writer) reserve(n int) []byte {
 	w.pos += pad8(n)
 	if w.marking && n > 0 {
 		w.marks = append(w.marks, start-headerSize)
+		w.hints = append(w.hints, w.next.of(n))
 	}
+	w.next = bufHint{}
 	if w.counting() {
 		return nil
 	}
@@ -156,6 +163,7 @@ func (w *writer) markPlanes(n, width int) {
 	at, plane := w.marks[len(w.marks)-1], n/width
 	for j := 1; j < width; j++ {
 		w.marks = append(w.marks, at+j*plane)
+		w.hints = append(w.hints, bufHint{})
 	}
 }
 
@@ -253,7 +261,7 @@ func (r *reader) anyBuffer(what string) ([]byte, error) {
 // buffer starts at a multiple of 8 from it.
 
 // view returns b's bytes as values of T (whole values only).
-func view[T int16 | int32 | int64 | uint16 | uint32 | uint64](b []byte) []T {
+func view[T int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64](b []byte) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	if len(b) < size {

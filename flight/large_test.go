@@ -50,7 +50,11 @@ func TestLargeBlock(t *testing.T) {
 	if len(blk) < 64<<20 {
 		t.Fatalf("block of %d bytes, want over 64 MiB", len(blk))
 	}
-	ts := startServer(t, nil)
+	store, err := NewServerWith(t.TempDir(), ServerOptions{MaxBlock: 128 << 20}) // over the default
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, store)
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 5*time.Minute)
 	if err := put(ctx, c, []string{"large"}, schema, []arrow.RecordBatch{rec}); err != nil {

@@ -13,12 +13,14 @@ import (
 // '.' that starts an element) are written %XX. The file name without ".apk"
 // is the ticket of the stream.
 const (
-	fileExt       = ".apk"
-	keySep        = '+'
-	maxPathElems  = 64
-	maxKeyLen     = 240 // a file name is at most 255 bytes on common file systems
-	tempPrefix    = ".put-"
-	errPathPrefix = "arrowpack flight: descriptor path"
+	fileExt      = ".apk"
+	keySep       = '+'
+	maxPathElems = 64
+	maxKeyLen    = 240 // a file name is at most 255 bytes on common file systems
+	// legacyTempPrefix starts the temporary files of servers older than
+	// the durable package's naming; a starting Server removes them too.
+	legacyTempPrefix = ".put-"
+	errPathPrefix    = "arrowpack flight: descriptor path"
 )
 
 // keyOf returns the key (file name without ".apk") of a descriptor path.

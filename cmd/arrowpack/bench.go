@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -19,7 +18,7 @@ import (
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-const benchUsage = "arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
+const benchUsage = "arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
 
 const benchAbout = `Measures arrowpack against arrow-go's Arrow IPC on the same record batches,
 side by side: encode and decode, uncompressed, with LZ4 and with zstd, and
@@ -27,12 +26,21 @@ prints per case the time per block (one block = one batch), the throughput
 in GB/s of uncompressed arrowpack block, the bytes per block, the
 allocations per block and the ratio arrowpack / IPC. IPC writes each batch
 as a stream of its own (schema, batch, end marker) and reads it back, as a
-shuffle using IPC per block does.
+shuffle using IPC per block does. -compression minlz measures arrowpack's
+MinLZ against IPC's LZ4, as IPC has no MinLZ: its rows are labelled
+minlz/lz4.
 
 By default it measures built-in, deterministic batches (TPC-H lineitem-like
 first); -input measures the batches of an Arrow IPC file or stream or a
 Parquet file instead (at most -max-batches of them, 256 MiB at most).
 `
+
+// minlzLabel names the rows of arrowpack's MinLZ, measured against IPC's
+// LZ4 since IPC has no MinLZ.
+const minlzLabel = "minlz/lz4"
+
+// minlzNote explains minlzLabel where the results are shown.
+const minlzNote = "minlz/lz4: arrowpack with MinLZ against IPC with LZ4 (IPC has no MinLZ)"
 
 // inputBudget bounds the bytes of an -input file read for a measurement.
 const inputBudget = 256 << 20
@@ -61,7 +69,7 @@ func benchFlags() (*flag.FlagSet, *benchOptions) {
 	fs.StringVar(&o.benchtime, "benchtime", measure.DefaultBenchTime.String(), "run each timing for `d` (200ms, 1s) or for N blocks (100x), -runs times")
 	fs.IntVar(&o.runs, "runs", measure.DefaultRuns, "run each timing `n` times, taking turns, and keep the fastest")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "let one compressed block use `n` goroutines, in arrowpack (WithConcurrency) and IPC (WithCompressConcurrency) alike")
-	fs.StringVar(&o.compression, "compression", "none,lz4,zstd", "comma-separated compressions to measure")
+	fs.StringVar(&o.compression, "compression", "none,lz4,zstd", "comma-separated compressions to measure: none, lz4, zstd, minlz (against IPC's lz4: IPC has no MinLZ)")
 	fs.StringVar(&o.shapes, "shapes", "", "comma-separated built-in shapes to measure (default all: "+strings.Join(shapeNames(), ", ")+")")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet -input")
 	fs.IntVar(&o.maxBatches, "max-batches", 64, "measure at most `n` batches of an -input file")
@@ -85,10 +93,12 @@ type benchReport struct {
 	BenchTime string          `json:"benchtime"`
 	Runs      int             `json:"runs"`
 	// Concurrency is the goroutines one compressed block may use.
-	Concurrency int              `json:"concurrency"`
-	Input       string           `json:"input,omitempty"`
-	Seconds     float64          `json:"seconds"`
-	Results     []measure.Result `json:"results"`
+	Concurrency int    `json:"concurrency"`
+	Input       string `json:"input,omitempty"`
+	// Notes explain the results' labels (minlz/lz4).
+	Notes   []string         `json:"notes,omitempty"`
+	Seconds float64          `json:"seconds"`
+	Results []measure.Result `json:"results"`
 }
 
 // benchCase is a set of batches to measure under one name.
@@ -135,17 +145,13 @@ func runBench(e *env, args []string) (err error) {
 		return err
 	}
 	// Open the chart's file now: a bad path should fail before the run.
-	var svgFile *os.File
+	// It is replaced, as a chart is meant to be, but only by a whole one.
+	var svgFile *safeFile
 	if o.svg != "" {
-		if svgFile, err = os.Create(o.svg); err != nil {
+		if svgFile, err = createSafe(o.svg, true); err != nil {
 			return err
 		}
-		defer func() {
-			svgFile.Close()
-			if err != nil {
-				os.Remove(o.svg)
-			}
-		}()
+		defer svgFile.Abort() // a no-op once committed
 	}
 
 	if !o.quiet {
@@ -179,6 +185,9 @@ func runBench(e *env, args []string) (err error) {
 		Concurrency: opts.Concurrency,
 		Input:       o.input,
 	}
+	if slices.Contains(comps, codec.MinLZ) {
+		rep.Notes = append(rep.Notes, minlzNote)
+	}
 	prog := &benchProgress{e: e, quiet: o.quiet, total: len(cases) * len(comps)}
 	// Every case's batches stay in memory for the whole run, as in the
 	// codec package's benchmarks: with the live heap of one small batch
@@ -207,6 +216,11 @@ func runBench(e *env, args []string) (err error) {
 				prog.clear()
 				return err
 			}
+			if c == codec.MinLZ {
+				// IPC has no MinLZ: measure puts IPC's LZ4 against it,
+				// and the row says so.
+				res.Compression = minlzLabel
+			}
 			rep.Results = append(rep.Results, res)
 		}
 	}
@@ -224,7 +238,7 @@ func runBench(e *env, args []string) (err error) {
 		if err := writeSVG(svgFile, rep); err != nil {
 			return fmt.Errorf("writing %s: %w", o.svg, err)
 		}
-		if err := svgFile.Close(); err != nil {
+		if err := svgFile.Commit(); err != nil {
 			return fmt.Errorf("writing %s: %w", o.svg, err)
 		}
 		if !o.json {
@@ -364,10 +378,14 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 		fmt.Fprintf(w, "compressed blocks use up to %d goroutines each, in both formats\n", rep.Concurrency)
 	}
 	fmt.Fprintln(w, "ratio = arrowpack / IPC (below 1: arrowpack faster or smaller)")
+	for _, n := range rep.Notes {
+		fmt.Fprintln(w, n)
+	}
 
-	shapeW := len("shape")
+	shapeW, codecW := len("shape"), len("codec")
 	for _, r := range rep.Results {
 		shapeW = max(shapeW, len(r.Shape))
+		codecW = max(codecW, len(r.Compression))
 	}
 	const group = "%11s %7s %10s %7s"
 	groupW := len(fmt.Sprintf(group, "", "", "", ""))
@@ -390,15 +408,15 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 	}
 	for _, dir := range []string{"ENCODE", "DECODE"} {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%-*s %-5s  %s   %s   %s\n", shapeW, dir, "", center("arrowpack"), center("IPC"), "   ratio")
-		fmt.Fprintf(w, "%-*s %-5s  "+group+"   "+group+"   %6s %6s\n", shapeW, "shape", "codec",
+		fmt.Fprintf(w, "%-*s %-*s  %s   %s   %s\n", shapeW, dir, codecW, "", center("arrowpack"), center("IPC"), "   ratio")
+		fmt.Fprintf(w, "%-*s %-*s  "+group+"   "+group+"   %6s %6s\n", shapeW, "shape", codecW, "codec",
 			"ns/block", "GB/s", "bytes", "allocs", "ns/block", "GB/s", "bytes", "allocs", "time", "size")
 		for _, r := range rep.Results {
 			ap, ipcOp, t := r.Arrowpack.Encode, r.IPC.Encode, r.EncodeRatio
 			if dir == "DECODE" {
 				ap, ipcOp, t = r.Arrowpack.Decode, r.IPC.Decode, r.DecodeRatio
 			}
-			fmt.Fprintf(w, "%-*s %-5s  %s   %s   %6s %6s\n", shapeW, r.Shape, r.Compression,
+			fmt.Fprintf(w, "%-*s %-*s  %s   %s   %6s %6s\n", shapeW, r.Shape, codecW, r.Compression,
 				side(r.Arrowpack, ap), side(r.IPC, ipcOp), ratio(t), ratio(r.SizeRatio))
 		}
 	}

@@ -127,7 +127,7 @@ func TestCatTable(t *testing.T) {
 	if code, out, _ = runCmd(t, "cat", empty); code != 0 || strings.Join(strings.Fields(out), " ") != "id name" {
 		t.Errorf("cat of no rows: %d %q", code, out)
 	}
-	for _, args := range [][]string{{"head", "-n", "0", src}, {"cat", "-n", "-1", src}, {"cat"}, {"cat", src, src}} {
+	for _, args := range [][]string{{"head", "-n", "0", src}, {"cat", "-n", "-1", src}, {"cat"}, {"cat", "-", "-"}} {
 		code, _, stderr := runCmd(t, args...)
 		checkFailure(t, code, stderr, 2, "")
 	}

@@ -12,10 +12,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/arrowpack/arrowpack/codec"
 )
 
-const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-compression none|lz4|zstd] [-level N] [-concurrency N] [-verify] [-salvage] IN OUT"
+const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
 
 const convertAbout = `Converts record batches between arrowpack streams, Arrow IPC streams and
 files, and Parquet files. The input's format is detected from its first
@@ -25,20 +26,31 @@ or else the one its name's extension stands for: .apk (or .apks) arrowpack,
 .parquet Parquet. "-" reads standard input or writes standard output (which
 needs -to).
 
-The output is written to a temporary file next to it and renamed into place
-only once complete: a failed conversion leaves the target as it was. An
-existing output is replaced only with -f.
+The output is written to a temporary file next to it, synced to the disk
+and renamed into place only once complete (the directory synced after the
+rename): when convert reports success the output survives a crash, and a
+failed or interrupted (SIGINT, SIGTERM) conversion leaves the target as it
+was. -no-sync skips the syncs: faster, but a crash soon after may leave the
+target empty or missing. An existing output is replaced only with -f.
 
--compression compresses the output's blocks (arrowpack), buffers (IPC) or
-pages (Parquet: LZ4_RAW, ZSTD) and -level sets the level. -verify reads the
-output back and compares it with the input, row by row. -salvage, for a
-damaged arrowpack or IPC stream, keeps every batch before the damage, writes
-them out, says where the damage starts and ends with exit status 1.
+-compression compresses the output's blocks (arrowpack: lz4, zstd, minlz),
+buffers (IPC: lz4, zstd) or pages (Parquet: LZ4_RAW, ZSTD) and -level sets
+the level. A Parquet output gathers the batches into row groups of
+-row-group-rows rows (the last one smaller), holding a row group in memory
+until it is written. Types Parquet cannot hold as they are (date64,
+time32[s], timestamp[s], ...) are named on stderr, with the type they will
+read back as, before anything is written.
+
+-verify reads the output back and compares it with the input, row by row,
+before moving it into place: an output found unequal is removed, the target
+left as it was. -salvage, for a damaged input, keeps every batch before the
+damage, writes them out, says where the damage starts and ends with exit
+status 1.
 `
 
 type convertOptions struct {
 	to          string
-	force       bool
+	out         *outputOptions
 	compression string
 	level       int
 	concurrency int
@@ -46,21 +58,22 @@ type convertOptions struct {
 	salvage     bool
 	progress    bool
 	batchRows   int
+	rowGroups   int64
 }
 
 func convertFlags() (*flag.FlagSet, *convertOptions) {
 	o := &convertOptions{}
 	fs := newFlagSet("convert")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension)")
-	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
-	fs.BoolVar(&o.force, "force", false, "same as -f")
-	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4 or zstd")
+	o.out = outputFlags(fs)
+	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4, zstd or minlz (arrowpack only)")
 	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
-	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row")
+	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row, before it takes the target's place")
 	fs.BoolVar(&o.salvage, "salvage", false, "keep the batches before the damage in a damaged input, and exit 1")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar on stderr (shown anyway for large inputs on a terminal)")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")
+	fs.Int64Var(&o.rowGroups, "row-group-rows", parquet.DefaultMaxRowGroupLen, "gather a Parquet output's batches into row groups of `n` rows (pqarrow's default)")
 	return fs, o
 }
 
@@ -75,8 +88,10 @@ func parseCompression(s string) (codec.Compression, error) {
 		return codec.Zstd, nil
 	case "minlz":
 		return codec.MinLZ, nil
+	case "light":
+		return codec.Light, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4, zstd or minlz", s)
+	return 0, usagef("unknown compression %q: want none, lz4, zstd, minlz or light", s)
 }
 
 // ipcCompression returns the IPC writer options for c.
@@ -112,6 +127,12 @@ func runConvert(e *env, args []string) error {
 	if o.level < 0 || o.level > 22 {
 		return usagef("-level %d is out of range: 0 (the default) to 22 for zstd, 9 for lz4", o.level)
 	}
+	if o.level != 0 && comp == codec.None {
+		return usagef("-level %d needs a compression: give -compression lz4, zstd or minlz", o.level)
+	}
+	if o.rowGroups <= 0 {
+		return usagef("-row-group-rows must be above 0")
+	}
 	inPath, outPath := pos[0], pos[1]
 	outFormat, err := outputFormat(o.to, outPath)
 	if err != nil {
@@ -119,6 +140,9 @@ func runConvert(e *env, args []string) error {
 	}
 	if inPath != "-" && same(inPath, outPath) {
 		return usagef("the output %s is the input", outPath)
+	}
+	if flagSet(fs, "row-group-rows") && outFormat != formatParquet {
+		return usagef("-row-group-rows is for a Parquet output, not a %s", outFormat)
 	}
 	if outPath == "-" && isTerminal(e.stdout) {
 		return usagef("will not write a binary %s to a terminal: redirect stdout or name a file", outFormat)
@@ -131,7 +155,7 @@ func runConvert(e *env, args []string) error {
 	var sf *safeFile
 	sink := e.stdout
 	if outPath != "-" {
-		if sf, err = createSafe(outPath, o.force); err != nil {
+		if sf, err = o.out.create(outPath); err != nil {
 			return err
 		}
 		defer sf.Abort() // a no-op once committed
@@ -143,12 +167,36 @@ func runConvert(e *env, args []string) error {
 	}
 	defer in.Close()
 	show := o.progress || (e.tty && in.size >= progressMinSize)
-	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency}
+	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency, rowGroupRows: o.rowGroups}
+	if outFormat == formatParquet {
+		// Say what Parquet will change before anything is written.
+		changes, err := parquetTypeChanges(in.Schema(), wo)
+		if err != nil {
+			return fmt.Errorf("%s -> %s: %w", in.name(), outPath, err)
+		}
+		for _, c := range changes {
+			fmt.Fprintf(e.stderr, "arrowpack convert: warning: %s\n", c)
+		}
+	}
 	start := time.Now()
 	st, err := convert(e, in, sink, outPath, outFormat, wo, show)
 	readErr := in.Err()
 	if err != nil && !(o.salvage && readErr != nil && err == readErr) {
 		return err
+	}
+	// The summary goes where it does not mix with the output.
+	msgs := e.stdout
+	if outPath == "-" {
+		msgs = e.stderr
+	}
+	var verified int64
+	if o.verify && readErr == nil {
+		// Compare before the output takes the target's place: an unequal
+		// one never replaces anything.
+		in.Close()
+		if verified, err = verify(e, inPath, sf.Name(), outPath, o.batchRows, show); err != nil {
+			return fmt.Errorf("%w; the output is removed, %s", err, targetLeft(outPath))
+		}
 	}
 	if sf != nil {
 		if err := sf.Commit(); err != nil {
@@ -156,11 +204,6 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	elapsed := time.Since(start)
-	// The summary goes where it does not mix with the output.
-	msgs := e.stdout
-	if outPath == "-" {
-		msgs = e.stderr
-	}
 	outName := outPath
 	if outPath == "-" {
 		outName = "stdout"
@@ -170,25 +213,33 @@ func runConvert(e *env, args []string) error {
 		in.name(), in.format, outName, outFormat, comp, plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"),
 		humanBytes(read), humanBytes(st.size), roundDuration(elapsed), humanBytes(int64(float64(read)/max(elapsed.Seconds(), 1e-9))))
 	if readErr != nil {
-		// Salvaged: what was kept is written; say where the damage is.
+		// Salvaged: what was kept is written; say once where the damage is.
 		where := fmt.Sprintf("at batch %d", st.batches)
 		if in.damageAt >= 0 {
 			where = fmt.Sprintf("at byte %d (batch %d)", in.damageAt, st.batches)
 		}
-		fmt.Fprintf(msgs, "salvaged %s and %s from %s; the damage starts %s\n",
-			plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"), in.name(), where)
-		return fmt.Errorf("salvaged %s, the damage starts %s: %w", plural(st.rows, "row", "rows"), where, readErr)
+		return fmt.Errorf("salvaged %s and %s into %s; the damage starts %s: %w",
+			plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"), outName, where, readErr)
 	}
-	if !o.verify {
-		return nil
+	if o.verify {
+		fmt.Fprintf(msgs, "verified: the output holds the input's %s, equal\n", plural(verified, "row", "rows"))
 	}
-	in.Close()
-	n, err := verify(e, inPath, outPath, o.batchRows, show)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(msgs, "verified: the output holds the input's %s, equal\n", plural(n, "row", "rows"))
 	return nil
+}
+
+// targetLeft tells what became of the target of a conversion that failed.
+func targetLeft(target string) string {
+	if _, err := os.Lstat(target); err == nil {
+		return target + " is as it was"
+	}
+	return "nothing is written at " + target
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // roundDuration rounds d for a message: "0.12 s", "3.4 s", "75 s".
@@ -244,6 +295,10 @@ func convert(e *env, in *input, out io.Writer, outName string, f format, o write
 	}
 	bar := newProgressBar(e.stderr, "convert", show, e.tty)
 	for in.Next() {
+		if err := e.interruption(); err != nil {
+			bar.abandon()
+			return st, err
+		}
 		rec := in.RecordBatch()
 		if err := w.Write(rec); err != nil {
 			bar.abandon()
@@ -281,11 +336,12 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// verify reads the input and output files again and compares their schemas
-// (field names, types and nullability) and their rows, whatever the batches
-// they come in (Parquet's row groups need not match the input's batches).
-// It returns the number of rows compared.
-func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, error) {
+// verify reads the input file and the output file at outPath (named
+// outName in messages) again and compares their schemas (field names, types
+// and nullability) and their rows, whatever the batches they come in
+// (Parquet's row groups need not match the input's batches). It returns the
+// number of rows compared.
+func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (int64, error) {
 	in, err := openInput(inPath, nil, batchRows)
 	if err != nil {
 		return 0, err
@@ -293,18 +349,19 @@ func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, er
 	defer in.Close()
 	out, err := openInput(outPath, nil, batchRows)
 	if err != nil {
-		return 0, fmt.Errorf("verify: %w", err)
+		return 0, fmt.Errorf("verify: %s: %w", outName, err)
 	}
+	out.path = outName
 	defer out.Close()
 	if diff := fieldsDiff(in.Schema(), out.Schema()); diff != "" {
-		return 0, fmt.Errorf("verify: %s differs from the input: %s", outPath, diff)
+		return 0, fmt.Errorf("verify: %s differs from the input: %s", outName, diff)
 	}
 	bar := newProgressBar(e.stderr, "verify ", show, e.tty)
 	a, b := &rowCursor{in: in}, &rowCursor{in: out}
 	var rows int64
 	for {
 		ra, rb := a.avail(), b.avail()
-		if err := errors.Join(in.Err(), out.Err()); err != nil {
+		if err := errors.Join(in.Err(), out.Err(), e.interruption()); err != nil {
 			bar.abandon()
 			return rows, fmt.Errorf("verify: %w", err)
 		}
@@ -313,9 +370,9 @@ func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, er
 			bar.finish(out.Progress())
 			return rows, nil
 		case rb == 0:
-			return rows, fmt.Errorf("verify: %s ends after %s, the input has more", outPath, plural(rows, "row", "rows"))
+			return rows, fmt.Errorf("verify: %s ends after %s, the input has more", outName, plural(rows, "row", "rows"))
 		case ra == 0:
-			return rows, fmt.Errorf("verify: %s has more than the input's %s", outPath, plural(rows, "row", "rows"))
+			return rows, fmt.Errorf("verify: %s has more than the input's %s", outName, plural(rows, "row", "rows"))
 		}
 		n := min(ra, rb)
 		sa, sb := a.take(n), b.take(n)
@@ -323,7 +380,7 @@ func verify(e *env, inPath, outPath string, batchRows int, show bool) (int64, er
 		sa.Release()
 		sb.Release()
 		if !ok {
-			return rows, fmt.Errorf("verify: the %s from row %d of %s differ from the input's", plural(n, "row", "rows"), rows, outPath)
+			return rows, fmt.Errorf("verify: the %s from row %d of %s differ from the input's", plural(n, "row", "rows"), rows, outName)
 		}
 		rows += n
 		bar.update(out.Progress())

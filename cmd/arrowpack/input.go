@@ -75,9 +75,11 @@ type input struct {
 	f      *os.File        // the file, nil for standard input
 	read   *countingReader // counts the bytes a stream reader consumed
 	r      batchReader
-	apk    *codec.Reader   // the reader when format is formatArrowpack
-	ipcf   *ipc.FileReader // the reader when format is formatIPCFile
-	pq     *file.Reader    // the reader when format is formatParquet
+	apk    *codec.Reader     // the reader when format is formatArrowpack
+	ipcf   *ipc.FileReader   // the reader when format is formatIPCFile
+	ra     readAtSeeker      // what ipcf reads
+	ipcTap *tapMessageReader // the message reader when format is formatIPCStream
+	pq     *file.Reader      // the reader when format is formatParquet
 	pqa    *pqarrow.FileReader
 	extra  func() // releases what the reader holds beyond itself
 	err    error
@@ -168,13 +170,18 @@ func openInput(path string, stdin io.Reader, batchRows int) (_ *input, err error
 	mem := memory.DefaultAllocator
 	switch in.format {
 	case formatIPCFile:
+		in.ra = ra
 		fr, err := ipc.NewFileReader(ra, limit, ipc.WithAllocator(mem))
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v", in.name(), err)
 		}
 		in.r, in.ipcf = &ipcFileReader{r: fr}, fr
 	case formatIPCStream:
-		r, err := ipc.NewReader(in.read, limit, ipc.WithAllocator(mem))
+		// Through a message reader of its own: ipc.NewReader would not
+		// apply the body limit, and inspect learns each batch's size and
+		// compression from it.
+		in.ipcTap = newTapMessageReader(in.read, limit, ipc.WithAllocator(mem))
+		r, err := ipc.NewReaderFromMessageReader(in.ipcTap, limit, ipc.WithAllocator(mem))
 		if err != nil {
 			return nil, fmt.Errorf("%s: the Arrow IPC stream's schema is unreadable: %v", in.name(), err)
 		}
@@ -336,6 +343,12 @@ func (in *input) Next() (ok bool) {
 		}
 	}()
 	if in.r.Next() {
+		if in.format != formatArrowpack {
+			if err := validBatch(in.r.RecordBatch()); err != nil {
+				in.fail(fmt.Errorf("%s: batch %d of the %s is invalid: %w", in.name(), in.batches, in.format, err))
+				return false
+			}
+		}
 		in.batches++
 		in.rows += in.r.RecordBatch().NumRows()
 		return true

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 const inspectUsage = "arrowpack inspect [-json] FILE"
@@ -23,11 +24,17 @@ object.
 The blocks are the batches of a stream or IPC file and the row groups of a
 Parquet file (sizes from its footer), each read and checked. For each:
 rows, stored bytes, raw bytes (uncompressed), compression; for arrowpack
-also the number of sections (each compressed or stored raw), whether the buffers were transformed
-before compression (offsets as lengths, byte transposition), and the status:
-ok once the block was read (for arrowpack: its checksum matched and it
-decoded to a sound batch), or "stopped" at the block where reading failed. A file that stops at a bad
-block ends with exit status 1 and the error on stderr.
+also the number of sections (each compressed or stored raw) and whether the
+buffers were transformed before compression (offsets as lengths, byte
+transposition); and the status: ok once the block was read and found sound
+(for arrowpack: its checksum matched and it decoded to a sound batch; for
+IPC and Parquet: array.ValidateFull passed), or "stopped" at the block where
+reading failed. For IPC, stored is the bytes of the batch's messages (in a
+stream, with the dictionaries it needed), raw the bytes of its buffers once
+read, and the compression is the one its metadata names (lz4, zstd, none).
+In -json a size the format does not tell is -1, and so is a total over it.
+A file that stops at a bad block ends with exit status 1 and the error on
+stderr.
 `
 
 type inspectOptions struct {
@@ -50,8 +57,8 @@ type inspectReport struct {
 	Metadata map[string]string `json:"metadata,omitempty"`
 	Blocks   []blockReport     `json:"blocks"`
 	Rows     int64             `json:"rows"`
-	Stored   int64             `json:"stored_bytes"`
-	Raw      int64             `json:"raw_bytes"`
+	Stored   int64             `json:"stored_bytes"` // -1 if a block's is unknown
+	Raw      int64             `json:"raw_bytes"`    // -1 if a block's is unknown
 	Error    string            `json:"error,omitempty"`
 }
 
@@ -98,11 +105,7 @@ func runInspect(e *env, args []string) error {
 	if in.size < 0 {
 		rep.Size = in.bytesRead()
 	}
-	for _, b := range rep.Blocks {
-		rep.Rows += b.Rows
-		rep.Stored += max(b.Stored, 0)
-		rep.Raw += max(b.Raw, 0)
-	}
+	rep.Rows, rep.Stored, rep.Raw = blockTotals(rep.Blocks)
 	if readErr != nil {
 		rep.Error = oneLine(readErr.Error())
 	}
@@ -114,6 +117,27 @@ func runInspect(e *env, args []string) error {
 		printInspect(e.stdout, rep)
 	}
 	return readErr
+}
+
+// blockTotals sums the rows and sizes of the blocks read (a "stopped"
+// block aside); a total size is -1, unknown, if a block's is.
+func blockTotals(blocks []blockReport) (rows, stored, raw int64) {
+	for _, b := range blocks {
+		if b.Status == "stopped" {
+			continue
+		}
+		rows += b.Rows
+		stored, raw = addKnown(stored, b.Stored), addKnown(raw, b.Raw)
+	}
+	return rows, stored, raw
+}
+
+// addKnown returns sum+n, or -1 (unknown) if either is.
+func addKnown(sum, n int64) int64 {
+	if sum < 0 || n < 0 {
+		return -1
+	}
+	return sum + n
 }
 
 // inspectBlocks fills rep.Blocks from in and returns the error that
@@ -146,8 +170,15 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 		}
 		return nil
 	}
+	var fileInfos []ipcBatchInfo
+	if in.format == formatIPCFile {
+		// The record batch messages of an IPC file follow its 8-byte
+		// magic as in a stream, in the order of its footer.
+		fileInfos = ipcBatchInfos(io.NewSectionReader(in.ra, 8, max(in.size-8, 0)), ipc.WithBodySizeLimit(max(in.size, 1)))
+	}
 	for in.Next() {
-		b := blockReport{Index: len(rep.Blocks), Rows: in.RecordBatch().NumRows(), Stored: -1, Raw: -1, Status: "ok"}
+		rec := in.RecordBatch()
+		b := blockReport{Index: len(rep.Blocks), Rows: rec.NumRows(), Stored: -1, Raw: -1, Status: "ok"}
 		switch in.format {
 		case formatArrowpack:
 			info := in.apk.BlockInfo()
@@ -156,8 +187,14 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 			b.RawSections, b.RawSecBytes = info.RawSections, info.RawBytes
 		case formatIPCStream:
 			// The bytes of the messages this batch took (its
-			// dictionaries included).
-			b.Stored = in.read.n.Load() - in.batchStart
+			// dictionaries included); raw, its buffers once read.
+			b.Stored, b.Raw = in.read.n.Load()-in.batchStart, recordBytes(rec)
+			b.Compression = in.ipcTap.last.compression
+		case formatIPCFile:
+			b.Raw, b.Compression = recordBytes(rec), "?"
+			if i := len(rep.Blocks); i < len(fileInfos) {
+				b.Stored, b.Compression = fileInfos[i].size, fileInfos[i].compression
+			}
 		}
 		rep.Blocks = append(rep.Blocks, b)
 	}
@@ -181,7 +218,10 @@ func readRowGroup(in *input, g int) (err error) {
 		return err
 	}
 	defer rr.Release()
-	for rr.Next() {
+	for b := 0; rr.Next(); b++ {
+		if err := validBatch(rr.RecordBatch()); err != nil {
+			return fmt.Errorf("batch %d is invalid: %w", b, err)
+		}
 	}
 	if err := rr.Err(); err != nil && err != io.EOF {
 		return err

@@ -4,22 +4,25 @@
 //
 // Usage:
 //
-//	arrowpack [bench] [-input FILE] [-svg FILE] [-json] [-benchtime D]
-//	arrowpack convert [-to FORMAT] [-f] [-compression none|lz4|zstd] [-verify] IN OUT
-//	arrowpack cat [-n N] [-json] FILE
-//	arrowpack head [-n N] [-json] FILE
+//	arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST]
+//	arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-verify] IN OUT
+//	arrowpack cat [-n N] [-json] FILE...
+//	arrowpack head [-n N] [-json] FILE...
 //	arrowpack inspect [-json] FILE
 //	arrowpack version
 //	arrowpack help [COMMAND]
 //
 // "-" as a file name means standard input or output. With no arguments it
-// runs bench on its built-in batches.
+// prints its usage and exits with status 2.
 //
 // Bad arguments end with exit status 2, failures (a file that cannot be
 // read, a corrupt block) with 1, always with a one-line message on stderr.
+// SIGINT or SIGTERM remove the output a command was writing (the target
+// stays as it was) and end with status 128+signal.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -30,13 +33,16 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runInterruptible(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, notifySignals()))
 }
 
 // env is what a command reads from and writes to: standard input, its
 // output, its messages and progress, and whether the messages go to a
-// terminal (where a progress bar can redraw itself).
+// terminal (where a progress bar can redraw itself); and its context,
+// cancelled by SIGINT or SIGTERM (the error it ends with is
+// e.interruption()).
 type env struct {
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	tty            bool
@@ -52,13 +58,13 @@ type command struct {
 
 func commands() []command {
 	cmds := []command{
-		{"bench", benchUsage, "measure arrowpack against Arrow IPC (the default)", benchAbout, runBench,
+		{"bench", benchUsage, "measure arrowpack against Arrow IPC", benchAbout, runBench,
 			func() *flag.FlagSet { fs, _ := benchFlags(); return fs }},
 		{"convert", convertUsage, "convert between arrowpack, Arrow IPC and Parquet", convertAbout, runConvert,
 			func() *flag.FlagSet { fs, _ := convertFlags(); return fs }},
-		{"cat", catUsage, "print the rows of a file as a table or JSON lines", catAbout, runCat,
+		{"cat", catUsage, "print the rows of files as a table or JSON lines", catAbout, runCat,
 			func() *flag.FlagSet { fs, _ := catFlags("cat"); return fs }},
-		{"head", headUsage, "print the first rows of a file (cat -n 10)", headAbout, runHead,
+		{"head", headUsage, "print the first rows of files (cat -n 10)", headAbout, runHead,
 			func() *flag.FlagSet { fs, _ := catFlags("head"); return fs }},
 		{"inspect", inspectUsage, "show a file's schema and blocks", inspectAbout, runInspect,
 			func() *flag.FlagSet { fs, _ := inspectFlags(); return fs }},
@@ -119,9 +125,30 @@ func usagef(format string, args ...any) error {
 
 // run runs the command line args (without the program name) and returns the
 // exit status: 0, 1 for a failure, 2 for bad arguments.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
-	name := "bench"
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// commandName returns the name of the command args (without the program
+// name) run, "" for help or none.
+func commandName(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	switch a := args[0]; {
+	case a == "-version" || a == "--version":
+		return "version"
+	case !strings.HasPrefix(a, "-") && a != "help":
+		return a
+	}
+	return ""
+}
+
+// runContext is run with a context the command can watch (main's is
+// cancelled by a signal).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+	name := ""
 	defer func() {
 		// The last resort: whatever went wrong, one line and no stack.
 		if p := recover(); p != nil {
@@ -129,15 +156,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = 1
 		}
 	}()
-	if len(args) > 0 {
-		switch a := args[0]; {
-		case a == "help" || a == "-h" || a == "-help" || a == "--help":
-			return help(e, args[1:])
-		case a == "-version" || a == "--version":
-			name, args = "version", args[1:]
-		case !strings.HasPrefix(a, "-"):
-			name, args = a, args[1:]
-		}
+	if len(args) == 0 {
+		// Running a long benchmark unasked is no answer to a bare name.
+		fmt.Fprint(stderr, mainUsage())
+		return 2
+	}
+	switch a := args[0]; {
+	case a == "help" || a == "-h" || a == "-help" || a == "--help":
+		return help(e, args[1:])
+	case a == "-version" || a == "--version":
+		name, args = "version", args[1:]
+	case strings.HasPrefix(a, "-"):
+		fmt.Fprintf(stderr, "arrowpack: unknown flag %s: flags go after the command (run 'arrowpack help')\n", a)
+		return 2
+	default:
+		name, args = a, args[1:]
 	}
 	cmd, ok := lookup(name)
 	if !ok {
@@ -165,6 +198,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 func help(e *env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprint(e.stdout, mainUsage())
+		return 0
+	}
+	if args[0] == "help" {
+		fmt.Fprint(e.stdout, "Usage: arrowpack help [COMMAND]\n\nLists the commands, or shows a command's usage, description and flags.\n")
 		return 0
 	}
 	cmd, ok := lookup(args[0])

@@ -159,6 +159,24 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestBareCommand: arrowpack with no arguments prints its usage on stderr
+// and exits 2 (it used to run a long benchmark); a flag before any command
+// is not blamed on bench; help has help of its own.
+func TestBareCommand(t *testing.T) {
+	code, out, stderr := runCmd(t)
+	if code != 2 || out != "" || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "convert") {
+		t.Errorf("bare: status %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	code, _, stderr = runCmd(t, "-x")
+	if code != 2 || strings.Contains(stderr, "bench") || !strings.Contains(stderr, "unknown flag -x") {
+		t.Errorf("-x: status %d, stderr %q", code, stderr)
+	}
+	code, out, stderr = runCmd(t, "help", "help")
+	if code != 0 || !strings.Contains(out, "Usage: arrowpack help [COMMAND]") {
+		t.Errorf("help help: status %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
 func TestPanicIsOneLine(t *testing.T) {
 	extraCommands = []command{{name: "boom", run: func(*env, []string) error {
 		var m map[string]int
@@ -185,7 +203,7 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"bench", "-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"-nope"}, "arrowpack: unknown flag -nope: flags go after the command"},
 		{[]string{"bench", "-benchtime", "soon"}, `invalid benchtime "soon"`},
 		{[]string{"bench", "-compression", "brotli"}, `unknown compression "brotli"`},
 		{[]string{"bench", "-shapes", "tpcds"}, `unknown shape "tpcds"`},
@@ -312,7 +330,7 @@ func checkSVG(t *testing.T, path string, want ...string) {
 }
 
 func TestBenchTable(t *testing.T) {
-	code, out, stderr := runCmd(t, "-shapes", "lineitem-64", "-compression", "lz4", "-benchtime", "1x", "-q")
+	code, out, stderr := runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "lz4", "-benchtime", "1x", "-q")
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
@@ -573,9 +591,10 @@ func TestCorruptAndBadFiles(t *testing.T) {
 	}
 }
 
-// TestExec builds the command and runs it as a user would, checking exit
-// statuses and that stderr never shows a stack trace.
-func TestExec(t *testing.T) {
+// buildCommand builds the command into a temporary directory and returns
+// its path; the test is skipped where it cannot be built and run.
+func buildCommand(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -592,8 +611,7 @@ func TestExec(t *testing.T) {
 	if got := strings.Fields(string(host)); len(got) != 2 || got[0] != runtime.GOOS || got[1] != runtime.GOARCH {
 		t.Skipf("the test runs as %s/%s on a %v host", runtime.GOOS, runtime.GOARCH, got)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "arrowpack")
+	bin := filepath.Join(t.TempDir(), "arrowpack")
 	args := []string{"build", "-o", bin}
 	if arrowpack.Implementation() == "generic" {
 		// This test binary runs the generic kernels (-tags purego, or a
@@ -605,6 +623,14 @@ func TestExec(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestExec builds the command and runs it as a user would, checking exit
+// statuses and that stderr never shows a stack trace.
+func TestExec(t *testing.T) {
+	bin := buildCommand(t)
+	dir := t.TempDir()
 	recs := testBatches(t)
 	src := filepath.Join(dir, "in.arrows")
 	writeIPC(t, src, recs, false)
@@ -666,5 +692,26 @@ func TestExec(t *testing.T) {
 	if err := insp.Wait(); err != nil || !strings.Contains(inspOut.String(), "stdin: Arrow IPC stream") ||
 		!strings.Contains(inspOut.String(), "700 rows") {
 		t.Errorf("inspect -: %v\n%s", err, inspOut.String())
+	}
+}
+
+// TestBenchMinLZLabel: -compression minlz compares arrowpack's MinLZ with
+// IPC's LZ4 and says so, in the table and in JSON, never labelling IPC's
+// LZ4 as minlz (issue 19 item 6).
+func TestBenchMinLZLabel(t *testing.T) {
+	code, out, stderr := runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "minlz", "-benchtime", "1x", "-runs", "1", "-q")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "lineitem-64 minlz/lz4") || !strings.Contains(out, "IPC with LZ4 (IPC has no MinLZ)") {
+		t.Errorf("the table does not say what minlz is compared with:\n%s", out)
+	}
+	code, out, stderr = runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "minlz", "-benchtime", "1x", "-runs", "1", "-q", "-json")
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("status %d, %v: %s", code, err, stderr)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Compression != "minlz/lz4" || len(rep.Notes) != 1 {
+		t.Errorf("JSON: %+v", rep)
 	}
 }

@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	pqcompress "github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/internal/durable"
@@ -58,12 +64,18 @@ type writeOptions struct {
 	compression codec.Compression
 	level       int
 	concurrency int
+	// rowGroupRows is the rows of a Parquet row group; 0 means pqarrow's
+	// default (parquet.DefaultMaxRowGroupLen).
+	rowGroupRows int64
 }
 
 // newBatchWriter returns a writer of batches of schema in format f to w.
 func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions) (batchWriter, error) {
 	if o.compression == codec.MinLZ && f != formatArrowpack {
 		return nil, usagef("MinLZ is an arrowpack compression: %s has none; use lz4 or zstd", f)
+	}
+	if o.compression == codec.Light && f != formatArrowpack {
+		return nil, usagef("light is an arrowpack compression: %s has none; use lz4 or zstd", f)
 	}
 	switch f {
 	case formatArrowpack:
@@ -79,18 +91,75 @@ func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions)
 		}
 		return ipc.NewWriter(w, opts...), nil
 	case formatParquet:
-		props := []parquet.WriterProperty{parquet.WithCompression(parquetCodec(o.compression))}
-		if o.level != 0 {
-			props = append(props, parquet.WithCompressionLevel(o.level))
-		}
-		pw, err := pqarrow.NewFileWriter(schema, w, parquet.NewWriterProperties(props...),
-			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		pw, err := newParquetWriter(w, schema, o)
 		if err != nil {
-			return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+			return nil, err
 		}
-		return pw, nil
+		return &bufferedParquet{pw}, nil
 	}
 	return nil, fmt.Errorf("cannot write a %s", f)
+}
+
+// newParquetWriter returns pqarrow's writer of schema to w, with the
+// codec, level and row group size of o, the Arrow schema stored.
+func newParquetWriter(w io.Writer, schema *arrow.Schema, o writeOptions) (*pqarrow.FileWriter, error) {
+	props := []parquet.WriterProperty{parquet.WithCompression(parquetCodec(o.compression))}
+	if o.level != 0 {
+		props = append(props, parquet.WithCompressionLevel(o.level))
+	}
+	if o.rowGroupRows > 0 {
+		props = append(props, parquet.WithMaxRowGroupLength(o.rowGroupRows))
+	}
+	pw, err := pqarrow.NewFileWriter(schema, w, parquet.NewWriterProperties(props...),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+	}
+	return pw, nil
+}
+
+// bufferedParquet gathers batches into row groups of the writer's maximum
+// row group length (WriteBuffered), instead of a row group a batch.
+type bufferedParquet struct{ *pqarrow.FileWriter }
+
+func (b *bufferedParquet) Write(rec arrow.RecordBatch) error { return b.WriteBuffered(rec) }
+
+// parquetTypeChanges returns, one a field, the types of schema that a
+// Parquet file written with o gives back as other types (date64 as date32,
+// time32[s] as time32[ms], ...): what pqarrow itself reads back from an
+// empty file of that schema.
+func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) {
+	var buf bytes.Buffer
+	pw, err := newParquetWriter(&buf, schema, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := pw.Close(); err != nil {
+		return nil, fmt.Errorf("Parquet cannot hold this schema: %w", err)
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	back, err := fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
+	}
+	if back.NumFields() != schema.NumFields() {
+		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
+	}
+	var changes []string
+	for i, f := range schema.Fields() {
+		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
+			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
+		}
+	}
+	return changes, nil
 }
 
 // parquetCodec returns the Parquet codec for c.
@@ -104,35 +173,113 @@ func parquetCodec(c codec.Compression) pqcompress.Compression {
 	return pqcompress.Codecs.Uncompressed
 }
 
+// syncer makes committed output files reach the disk: the operating
+// system's fsync. Tests substitute one that records the calls.
+var syncer durable.Syncer = durable.OS
+
+// outputOptions are the flags of a command that writes a file: whether it
+// may replace an existing one, and whether to skip syncing it.
+type outputOptions struct {
+	force, noSync bool
+}
+
+// outputFlags adds -f (-force) and -no-sync to fs, for every command that
+// writes a file.
+func outputFlags(fs *flag.FlagSet) *outputOptions {
+	o := &outputOptions{}
+	fs.BoolVar(&o.force, "f", false, "replace the output if it exists")
+	fs.BoolVar(&o.force, "force", false, "same as -f")
+	fs.BoolVar(&o.noSync, "no-sync", false, "do not wait for the output to reach the disk (faster; a crash soon after may lose it)")
+	return o
+}
+
+// create starts the output file target as the flags say.
+func (o *outputOptions) create(target string) (*safeFile, error) {
+	var s durable.Syncer
+	if !o.noSync {
+		s = syncer
+	}
+	return createOutput(target, o.force, s)
+}
+
 // safeFile is an output file written as a temporary file in the target's
 // directory, synced and renamed into place by Commit (internal/durable): a
 // failed or interrupted write leaves whatever was at the target untouched,
-// and a committed one survives a crash.
+// and a committed one survives a crash. Until Commit or Abort it is in the
+// set that abortOutputs removes at a signal.
 type safeFile struct{ *durable.File }
 
 // errExists is returned when the output exists and -f was not given.
 var errExists = durable.ErrExists
 
-// createSafe starts an output file for target. Unless force is set, an
-// existing target is an error, now and at Commit.
+// outputs are the output files not yet committed or aborted; the lock also
+// keeps a Commit and an abortOutputs from running at once.
+var outputs struct {
+	sync.Mutex
+	files map[*safeFile]bool
+}
+
+// createSafe starts an output file for target, synced at Commit. Unless
+// force is set, an existing target is an error, now and at Commit.
 func createSafe(target string, force bool) (*safeFile, error) {
-	f, err := durable.Create(target, durable.Options{Replace: force, Sync: durable.OS})
+	return createOutput(target, force, syncer)
+}
+
+// createOutput starts an output file for target, synced at Commit with s
+// (nil: not synced).
+func createOutput(target string, force bool, s durable.Syncer) (*safeFile, error) {
+	f, err := durable.Create(target, durable.Options{Replace: force, Sync: s})
 	if errors.Is(err, durable.ErrExists) {
 		return nil, fmt.Errorf("%w: give -f to replace it", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &safeFile{f}, nil
+	sf := &safeFile{f}
+	outputs.Lock()
+	if outputs.files == nil {
+		outputs.files = make(map[*safeFile]bool)
+	}
+	outputs.files[sf] = true
+	outputs.Unlock()
+	return sf, nil
 }
 
 // Commit syncs the temporary file, moves it to the target and syncs the
 // directory. Without force, a file that appeared at the target meanwhile
 // is not replaced either.
 func (s *safeFile) Commit() error {
+	outputs.Lock()
+	defer outputs.Unlock()
+	delete(outputs.files, s)
 	err := s.File.Commit()
 	if errors.Is(err, durable.ErrExists) {
 		return fmt.Errorf("%w: give -f to replace it", err)
 	}
 	return err
+}
+
+// Abort removes the temporary file; the target stays as it was. It does
+// nothing after Commit.
+func (s *safeFile) Abort() {
+	outputs.Lock()
+	defer outputs.Unlock()
+	delete(outputs.files, s)
+	s.File.Abort()
+}
+
+// abortOutputs aborts every output file not yet committed, for a program
+// about to exit at a signal, and returns their targets. A Commit under way
+// finishes first (its file is then whole and stays).
+func abortOutputs() []string {
+	outputs.Lock()
+	defer outputs.Unlock()
+	var targets []string
+	for f := range outputs.files {
+		f.File.Abort()
+		targets = append(targets, f.Target())
+	}
+	clear(outputs.files)
+	slices.Sort(targets)
+	return targets
 }

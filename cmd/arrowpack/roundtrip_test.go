@@ -61,7 +61,7 @@ func roundTripChain(t *testing.T, dir, src string) chainResult {
 		return chainNoParquet
 	}
 	quiet := &env{stdout: io.Discard, stderr: io.Discard}
-	if _, err := verify(quiet, src, d, defaultBatchRows, false); err != nil {
+	if _, err := verify(quiet, src, d, d, defaultBatchRows, false); err != nil {
 		t.Errorf("%s: the end of the chain differs from the source: %v", filepath.Base(src), err)
 	}
 	return chainFull

@@ -4,9 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,7 +20,7 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-max-block SIZE] [-max-memory SIZE]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
 under their descriptor path, as arrowpack stream files in DIR (so a restart
@@ -24,10 +28,22 @@ keeps them), and serves them with DoGet, ListFlights, GetFlightInfo and
 GetSchema: as arrowpack blocks to clients that send the request header
 arrowpack-accept, as Arrow IPC to every other Flight client. It prints the
 address it listens on and stops cleanly on SIGINT or SIGTERM.
+
+A put is acknowledged once its file is complete and synced to disk with its
+directory entry, so it survives a crash or a power loss (-no-sync: faster,
+but a crash of the machine may lose recent puts). A put onto a stored path
+is refused unless the client asks to replace it (put -f). On start, serve
+removes the temporary files of puts a killed server left unfinished. A block
+larger than -max-block once decompressed is refused, and so is any call
+that would take the blocks in flight past -max-memory (gRPC status
+ResourceExhausted). SIZE is a number of bytes with an optional KiB, MiB or
+GiB.
 `
 
 type serveOptions struct {
 	addr, dir, compression string
+	noSync                 bool
+	maxBlock, maxMemory    byteSize
 }
 
 func serveFlags() (*flag.FlagSet, *serveOptions) {
@@ -35,7 +51,11 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "`address` to listen on (port 0: one the system chooses)")
 	fs.StringVar(&o.dir, "dir", "", "`directory` the streams are stored in (required)")
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4 or zstd")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4, zstd or minlz")
+	fs.BoolVar(&o.noSync, "no-sync", false, "acknowledge puts without syncing them to disk (faster; a machine crash may lose recent puts)")
+	o.maxBlock, o.maxMemory = flight.DefaultMaxBlock, flight.DefaultMaxMemory
+	fs.Var(&o.maxBlock, "max-block", "`SIZE` of the largest block, decompressed, a put may send or a get read from the store")
+	fs.Var(&o.maxMemory, "max-memory", "`SIZE` the blocks in flight of all calls may hold together")
 	return fs, o
 }
 
@@ -58,7 +78,16 @@ func runServe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	store, err := flight.NewServer(o.dir, codec.WithCompression(comp))
+	if o.maxBlock <= 0 || o.maxMemory <= 0 {
+		return usagef("-max-block and -max-memory must be above 0")
+	}
+	store, err := flight.NewServerWith(o.dir, flight.ServerOptions{
+		Codec:     []codec.Option{codec.WithCompression(comp)},
+		NoSync:    o.noSync,
+		MaxBlock:  int(min(o.maxBlock, byteSize(math.MaxInt))),
+		MaxMemory: int64(o.maxMemory),
+		Log:       log.New(e.stderr, "arrowpack serve: ", log.LstdFlags),
+	})
 	if err != nil {
 		return err
 	}
@@ -86,6 +115,45 @@ func runServe(e *env, args []string) error {
 		srv.Stop()
 	}
 	fmt.Fprintln(e.stdout, "stopped")
+	return nil
+}
+
+// byteSize is a flag of a number of bytes: "65536", "64MiB", "1GiB".
+type byteSize int64
+
+// String returns the size as Set reads it, in the largest unit that
+// divides it.
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Set reads a number of bytes with an optional unit.
+
+func (b *byteSize) Set(s string) error {
+	num, mult := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = strings.TrimSpace(v), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("%q is not a size: a number of bytes with an optional KiB, MiB or GiB", s)
+	}
+	*b = byteSize(n * mult)
 	return nil
 }
 

@@ -117,3 +117,21 @@ func TestServePutGet(t *testing.T) {
 }
 
 func mkdir(dir string) error { return os.Mkdir(dir, 0o755) }
+
+// serve refuses sizes it cannot read, and limits of 0.
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCmd(t, "serve", "-dir", dir, "-max-block", "lots")
+	checkFailure(t, code, stderr, 2, "not a size")
+	code, _, stderr = runCmd(t, "serve", "-dir", dir, "-max-memory", "0")
+	checkFailure(t, code, stderr, 2, "above 0")
+	var b byteSize
+	for in, want := range map[string]int64{"65536": 65536, "64MiB": 64 << 20, "1GiB": 1 << 30, "3 KiB": 3 << 10, "7B": 7} {
+		if err := b.Set(in); err != nil || int64(b) != want {
+			t.Errorf("Set(%q): %d, %v; want %d", in, b, err, want)
+		}
+	}
+	if err := b.Set("9223372036854775807GiB"); err == nil {
+		t.Error("an overflowing size was accepted")
+	}
+}

@@ -435,7 +435,9 @@ func IPCOptions(schema *arrow.Schema, c codec.Compression, conc int) ([]ipc.Opti
 	case codec.None:
 	case codec.LZ4:
 		opts = append(opts, ipc.WithLZ4())
-	case codec.Zstd:
+	case codec.Zstd, codec.Light:
+		// IPC has no lightweight encodings: Light is measured against
+		// IPC's smallest, zstd.
 		opts = append(opts, ipc.WithZstd())
 	case codec.MinLZ:
 		// IPC has no MinLZ: it is measured against IPC's fastest, LZ4.

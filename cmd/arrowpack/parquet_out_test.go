@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestParquetRowGroups: a Parquet output gathers batches into row groups
+// of -row-group-rows rows, by default pqarrow's (one here), instead of a
+// row group a batch (issue 19 item 11).
+func TestParquetRowGroups(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := testStream(t, dir) // batches of 300, 1 and 399 rows
+	for _, tc := range []struct {
+		args []string
+		want []int64
+	}{
+		{nil, []int64{700}},
+		{[]string{"-row-group-rows", "250"}, []int64{250, 250, 200}},
+		{[]string{"-row-group-rows", "1000"}, []int64{700}},
+	} {
+		out := filepath.Join(dir, "rg.parquet")
+		code, _, stderr := runCmd(t, append(append([]string{"convert", "-f", "-verify"}, tc.args...), src, out)...)
+		if code != 0 {
+			t.Fatalf("%v: %s", tc.args, stderr)
+		}
+		in, err := openInput(out, nil, defaultBatchRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := in.pq.MetaData()
+		var got []int64
+		for g := range md.NumRowGroups() {
+			got = append(got, md.RowGroup(g).NumRows())
+		}
+		in.Close()
+		if itoaAll(got) != itoaAll(tc.want) {
+			t.Errorf("%v: row groups of %v rows, want %v", tc.args, got, tc.want)
+		}
+	}
+	code, _, stderr := runCmd(t, "convert", "-row-group-rows", "10", src, filepath.Join(dir, "x.apk"))
+	checkFailure(t, code, stderr, 2, "-row-group-rows is for a Parquet output")
+	code, _, stderr = runCmd(t, "convert", "-row-group-rows", "0", src, filepath.Join(dir, "x.parquet"))
+	checkFailure(t, code, stderr, 2, "-row-group-rows must be above 0")
+	code, _, stderr = runCmd(t, "convert", "-level", "3", src, filepath.Join(dir, "x.apk"))
+	checkFailure(t, code, stderr, 2, "-level 3 needs a compression")
+}
+
+func itoaAll(v []int64) string {
+	var s []string
+	for _, n := range v {
+		s = append(s, itoa(n))
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+// TestParquetTypeChanges: convert names each type Parquet will give back
+// as another before it writes; -verify then finds the output unequal and
+// removes it, leaving the target as it was (issue 19 item 7).
+func TestParquetTypeChanges(t *testing.T) {
+	dir := t.TempDir()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: arrow.FixedWidthTypes.Date64},
+		{Name: "t", Type: arrow.FixedWidthTypes.Time32s},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	b.Field(0).(*array.Date64Builder).Append(86400000)
+	b.Field(1).(*array.Time32Builder).Append(3600)
+	b.Field(2).(*array.TimestampBuilder).Append(1700000000)
+	b.Field(3).(*array.Int64Builder).Append(1)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	src := filepath.Join(dir, "types.arrows")
+	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
+
+	out := filepath.Join(dir, "types.parquet")
+	code, _, stderr := runCmd(t, "convert", src, out)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, w := range []string{
+		"warning: Parquet cannot hold field d as date64: it will read back as date32",
+		"warning: Parquet cannot hold field t as time32[s]: it will read back as time32[ms]",
+		"warning: Parquet cannot hold field ts as timestamp[s",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr does not warn %q:\n%s", w, stderr)
+		}
+	}
+	if strings.Contains(stderr, "field n") {
+		t.Errorf("a warning for a type Parquet keeps:\n%s", stderr)
+	}
+
+	old := []byte("the old target\n")
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCmd(t, "convert", "-f", "-verify", src, out)
+	if code != 1 || !strings.Contains(stderr, "verify: "+out+" differs from the input: field d is date32, in the input date64") ||
+		!strings.Contains(stderr, "the output is removed, "+out+" is as it was") {
+		t.Errorf("-verify of an unequal output: status %d, stderr:\n%s", code, stderr)
+	}
+	checkIntact(t, out, old, dir, "types.arrows", "types.parquet")
+}

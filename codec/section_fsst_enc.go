@@ -1,0 +1,426 @@
+package codec
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+)
+
+// FSST (Boncz, Neumann and Leis, VLDB 2020) compresses string data with a
+// static table of up to 255 symbols of 1 to 8 bytes: each symbol becomes a
+// one-byte code, and a byte no symbol covers becomes the escape code 255
+// followed by the byte. The table is trained on a sample of a column's data
+// and kept per column across blocks (fsstColumn); every section carries its
+// table, so it decodes alone. This file is the encoding side: training,
+// the lookup tables a greedy longest-match parse needs, and the section
+// writer. section_fsst_dec.go decodes.
+
+const (
+	fsstMaxSymbols = 255 // codes 0..254; 255 is the escape
+	fsstEscape     = 255
+	fsstHashBits   = 12
+	// fsstSample is the most bytes a table is trained on, in spans of
+	// fsstSpan spread evenly over the data.
+	fsstSample = 16 << 10
+	fsstSpan   = 512
+	// fsstRounds is how many times training parses the sample with the
+	// table of the round before and picks the symbols that gained most.
+	fsstRounds = 5
+	// fsstDrift: a column's table is retrained when a block's data
+	// compresses to more than this factor of the ratio the table had on
+	// the sample it was trained on.
+	fsstDrift = 1.15
+)
+
+// fsstTable is a symbol table and the lookup tables of its encoder.
+type fsstTable struct {
+	n    int // symbols
+	sym  [fsstMaxSymbols]uint64
+	slen [fsstMaxSymbols]uint8
+	// long holds the symbols of 3 to 8 bytes, by a hash of their first 3
+	// bytes (one per bucket: training drops a symbol whose bucket is
+	// taken). An entry's len is 0 when the bucket is empty.
+	long [1 << fsstHashBits]fsstEntry
+	// short maps the next 2 bytes to the code of the 2-byte symbol of
+	// them, else of the 1-byte symbol of the first, else the escape, and
+	// the bytes it covers (code | len<<8).
+	short [1 << 16]uint16
+	// single maps a byte to its 1-byte symbol's code, or the escape.
+	single [256]uint16
+	// ratio is the codes' size over the raw size on the training sample;
+	// size the bytes the table takes in a section.
+	ratio float64
+	size  int
+}
+
+type fsstEntry struct {
+	sym  uint64
+	code uint8
+	len  uint8
+}
+
+// fsstMask[l] keeps the low l bytes of a word.
+var fsstMask = func() (m [9]uint64) {
+	for l := 1; l <= 8; l++ {
+		m[l] = ^uint64(0) >> (64 - 8*l)
+	}
+	return
+}()
+
+func fsstHash(w uint64) uint32 {
+	return uint32((w&0xffffff)*0x9E3779B1) >> (32 - fsstHashBits)
+}
+
+// add puts a symbol of l bytes into t, if its lookup slot is free, and
+// reports whether it did.
+func (t *fsstTable) add(sym uint64, l int) bool {
+	if t.n == fsstMaxSymbols {
+		return false
+	}
+	code := uint16(t.n)
+	switch {
+	case l == 1:
+		if t.single[sym&0xff] != fsstEscape|1<<8 {
+			return false
+		}
+		t.single[sym&0xff] = code | 1<<8
+	case l == 2:
+		if t.short[sym&0xffff]>>8 == 2 {
+			return false
+		}
+		t.short[sym&0xffff] = code | 2<<8
+	default:
+		e := &t.long[fsstHash(sym)]
+		if e.len != 0 {
+			return false
+		}
+		*e = fsstEntry{sym: sym, code: uint8(code), len: uint8(l)}
+	}
+	t.sym[t.n], t.slen[t.n] = sym, uint8(l)
+	t.n++
+	return true
+}
+
+// reset empties t: every byte escapes.
+func (t *fsstTable) reset() {
+	t.n = 0
+	clear(t.long[:])
+	for i := range t.single {
+		t.single[i] = fsstEscape | 1<<8
+	}
+	for i := range t.short {
+		t.short[i] = fsstEscape | 1<<8
+	}
+}
+
+// finish fills the 2-byte lookup's entries that have no 2-byte symbol
+// with the 1-byte symbol of their first byte.
+func (t *fsstTable) finish() {
+	for i := range t.short {
+		if t.short[i]>>8 != 2 {
+			t.short[i] = t.single[i&0xff]
+		}
+	}
+}
+
+// next returns the code of the longest symbol (as far as the lookup finds
+// it) at the start of w, the next 8 bytes of input (zero past its end),
+// and the bytes it covers; left is how many bytes of input there are.
+func (t *fsstTable) next(w uint64, left int) (code uint8, l int) {
+	if e := &t.long[fsstHash(w)]; e.len != 0 && int(e.len) <= left && w&fsstMask[e.len] == e.sym {
+		return e.code, int(e.len)
+	}
+	s := t.short[w&0xffff]
+	if s>>8 == 2 && left < 2 {
+		s = t.single[w&0xff]
+	}
+	return uint8(s), int(s >> 8)
+}
+
+// encode appends the codes of src to dst, which must have room for
+// 2*len(src) more bytes, and returns it.
+func (t *fsstTable) encode(dst, src []byte) []byte {
+	o := len(dst)
+	dst = dst[:cap(dst)]
+	i := 0
+	for ; i+8 <= len(src); i++ {
+		w := binary.LittleEndian.Uint64(src[i:])
+		if e := &t.long[fsstHash(w)]; e.len != 0 && w&fsstMask[e.len] == e.sym {
+			dst[o] = e.code
+			o++
+			i += int(e.len) - 1
+			continue
+		}
+		s := t.short[w&0xffff]
+		dst[o] = uint8(s)
+		o++
+		if uint8(s) == fsstEscape {
+			dst[o] = byte(w)
+			o++
+		}
+		i += int(s>>8) - 1
+	}
+	var last [16]byte
+	for i < len(src) {
+		copy(last[:8], src[i:])
+		clear(last[len(src)-i:])
+		code, l := t.next(binary.LittleEndian.Uint64(last[:]), len(src)-i)
+		dst[o] = code
+		o++
+		if code == fsstEscape {
+			dst[o] = src[i]
+			o++
+		}
+		i += l
+	}
+	return dst[:o]
+}
+
+// fsstTrainer holds the counts training needs, kept for reuse.
+type fsstTrainer struct {
+	sample  []byte
+	codes   []uint16 // the sample parsed: a symbol's code, or 256 + an escaped byte
+	count1  [512]uint32
+	count2  []uint16 // count2[a<<9|b]: how often code b followed code a
+	touched []uint32 // the entries of count2 that are not zero
+	cands   []fsstCand
+}
+
+type fsstCand struct {
+	sym  uint64
+	l    int
+	gain int
+}
+
+var fsstTrainers = sync.Pool{New: func() any {
+	return &fsstTrainer{count2: make([]uint16, 512*512)}
+}}
+
+// fsstKey identifies a symbol of l bytes: the symbol's bytes leave the top
+// byte free only for l < 8, so the length goes into a second word.
+type fsstKey struct {
+	sym uint64
+	l   uint8
+}
+
+// sampleOf copies into s a sample of data: all of it up to fsstSample
+// bytes, else fsstSample/fsstSpan spans spread evenly.
+func sampleOf(s, data []byte) []byte {
+	s = s[:0]
+	if len(data) <= fsstSample {
+		return append(s, data...)
+	}
+	k := fsstSample / fsstSpan
+	step := (len(data) - fsstSpan) / (k - 1)
+	for i := range k {
+		s = append(s, data[i*step:i*step+fsstSpan]...)
+	}
+	return s
+}
+
+// trainFSST builds a table for data from a sample of it: fsstRounds times,
+// it parses the sample with the table so far, counts each symbol and each
+// pair of neighbouring symbols (their concatenation, cut to 8 bytes, is a
+// candidate), and keeps the fsstMaxSymbols candidates that cover the most
+// sample bytes.
+func trainFSST(data []byte) *fsstTable {
+	tr := fsstTrainers.Get().(*fsstTrainer)
+	defer fsstTrainers.Put(tr)
+	tr.sample = sampleOf(tr.sample, data)
+	s := tr.sample
+	t := new(fsstTable)
+	t.reset()
+	t.finish()
+	cands := make(map[fsstKey]int)
+	for range fsstRounds {
+		tr.parse(t, s)
+		clear(cands)
+		tr.cands = tr.cands[:0]
+		addCand := func(sym uint64, l, gain int) {
+			k := fsstKey{sym, uint8(l)}
+			if i, ok := cands[k]; ok {
+				tr.cands[i].gain += gain
+				return
+			}
+			cands[k] = len(tr.cands)
+			tr.cands = append(tr.cands, fsstCand{sym, l, gain})
+		}
+		symOf := func(c uint16) (uint64, int) {
+			if c >= 256 {
+				return uint64(c - 256), 1
+			}
+			return t.sym[c], int(t.slen[c])
+		}
+		for c := range 512 {
+			if n := tr.count1[c]; n != 0 {
+				sym, l := symOf(uint16(c))
+				// A 1-byte symbol saves the escape byte; longer
+				// ones save their length less the code.
+				addCand(sym, l, int(n)*l)
+			}
+		}
+		for _, at := range tr.touched {
+			a, b := uint16(at>>9), uint16(at&511)
+			if sa, la := symOf(a); la < 8 {
+				sb, lb := symOf(b)
+				l := min(la+lb, 8)
+				addCand((sa|sb<<(8*la))&fsstMask[l], l, int(tr.count2[at])*l)
+			}
+			tr.count2[at] = 0
+		}
+		tr.touched = tr.touched[:0]
+		clear(tr.count1[:])
+		slices.SortFunc(tr.cands, func(x, y fsstCand) int {
+			if x.gain != y.gain {
+				return y.gain - x.gain
+			}
+			if x.l != y.l {
+				return y.l - x.l
+			}
+			if x.sym < y.sym {
+				return -1
+			}
+			if x.sym > y.sym {
+				return 1
+			}
+			return 0
+		})
+		t.reset()
+		for _, c := range tr.cands {
+			if t.n == fsstMaxSymbols {
+				break
+			}
+			// A symbol must cover more than its code does once used
+			// at least twice; 1-byte symbols cover escapes.
+			if c.gain/c.l < 2 {
+				continue
+			}
+			t.add(c.sym, c.l)
+		}
+		t.finish()
+	}
+	if len(s) > 0 {
+		enc := t.encode(make([]byte, 0, 2*len(s)+8), s)
+		t.ratio = float64(len(enc)) / float64(len(s))
+	} else {
+		t.ratio = 1
+	}
+	t.size = fsstTableSize(t)
+	return t
+}
+
+// parse encodes s with t, counting in tr each code (escapes as 256 + the
+// byte) and each pair of neighbouring codes.
+func (tr *fsstTrainer) parse(t *fsstTable, s []byte) {
+	var last [16]byte
+	prev := -1
+	for i := 0; i < len(s); {
+		var w uint64
+		if i+8 <= len(s) {
+			w = binary.LittleEndian.Uint64(s[i:])
+		} else {
+			copy(last[:8], s[i:])
+			clear(last[len(s)-i : 8])
+			w = binary.LittleEndian.Uint64(last[:])
+		}
+		code, l := t.next(w, len(s)-i)
+		c := int(code)
+		if code == fsstEscape {
+			c = 256 + int(s[i])
+		}
+		tr.count1[c]++
+		if prev >= 0 {
+			at := uint32(prev<<9 | c)
+			if tr.count2[at] == 0 {
+				tr.touched = append(tr.touched, at)
+			}
+			if tr.count2[at] < 0xffff {
+				tr.count2[at]++
+			}
+		}
+		prev = c
+		i += l
+	}
+}
+
+// fsstTableSize is the bytes t takes in a section: its count, a length
+// byte per symbol and the symbols' bytes.
+func fsstTableSize(t *fsstTable) int {
+	n := 1 + t.n
+	for i := range t.n {
+		n += int(t.slen[i])
+	}
+	return n
+}
+
+// fsstColumn is the table an encoder keeps for one string column across
+// blocks.
+type fsstColumn struct {
+	mu    sync.Mutex
+	table *fsstTable
+	stale bool // the last block drifted from the table's ratio: retrain
+}
+
+// tableFor returns the column's table for data, training one first when
+// there is none or the last block drifted.
+func (fc *fsstColumn) tableFor(data []byte) *fsstTable {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.table == nil || fc.stale {
+		fc.table, fc.stale = trainFSST(data), false
+	}
+	return fc.table
+}
+
+// observe records how well t, the column's table, did on a block: the
+// codes' size over the raw size. A ratio past fsstDrift times the
+// training ratio makes the next block retrain.
+func (fc *fsstColumn) observe(t *fsstTable, ratio float64) {
+	fc.mu.Lock()
+	if fc.table == t && ratio > t.ratio*fsstDrift {
+		fc.stale = true
+	}
+	fc.mu.Unlock()
+}
+
+// fsstHeader is the fixed part of an FSST section: the decoded length m
+// and the number of code bytes (uint32 each).
+const fsstHeader = 8
+
+// fsstBound is the most bytes an FSST section of n data bytes and a tail
+// of tail bytes takes.
+func fsstBound(n, tail int) int {
+	return fsstHeader + 1 + fsstMaxSymbols*9 + 2*n + tail
+}
+
+// encodeFSST writes into dst (of at least fsstBound bytes) the FSST
+// section of raw, whose first n bytes are string data and the rest a tail
+// stored as it is, with table t, and returns it.
+//
+//	m      uint32  bytes the codes decode to (n)
+//	c      uint32  code bytes
+//	k      uint8   symbols
+//	lens   k bytes, each 1..8
+//	syms   the symbols' bytes, back to back
+//	codes  c bytes
+//	tail   the r - m raw bytes after the data
+func encodeFSST(dst, raw []byte, n int, t *fsstTable) []byte {
+	binary.LittleEndian.PutUint32(dst[0:], uint32(n))
+	o := fsstHeader
+	dst[o] = byte(t.n)
+	o++
+	for i := range t.n {
+		dst[o] = t.slen[i]
+		o++
+	}
+	for i := range t.n {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], t.sym[i])
+		o += copy(dst[o:], b[:t.slen[i]])
+	}
+	codes := t.encode(dst[o:o:len(dst)], raw[:n])
+	binary.LittleEndian.PutUint32(dst[4:], uint32(len(codes)))
+	o += len(codes)
+	o += copy(dst[o:], raw[n:])
+	return dst[:o]
+}

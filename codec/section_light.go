@@ -1,0 +1,214 @@
+package codec
+
+import "github.com/pierrec/lz4/v4"
+
+// The lightweight section codecs and how an encoder with Light chooses
+// among them. Their ids in a section descriptor (FORMAT.md):
+const (
+	codecBitpack Compression = 4 // frame of reference (or delta) and bit-packing of integers
+	codecALP     Compression = 5 // ALP: decimal floats as bit-packed integers
+	codecFSST    Compression = 6 // FSST: string data as codes of a symbol table
+	codecPlanes  Compression = 7 // byte planes of floats, each raw or LZ4
+	maxCodec                 = codecPlanes
+)
+
+// lightMaxValues is the most values a bit-packing or ALP section holds: a
+// longer buffer is cut into several sections. It bounds what a section's
+// few header bytes can make a decoder write (lightMaxRaw).
+const lightMaxValues = 1 << 20
+
+// lightMaxRaw returns the most raw bytes a lightweight section of codec c
+// can decode to from s stored bytes: bit-packing at most lightMaxValues
+// values of 16 bytes (width 0 packs them in no bytes) and a tail no longer
+// than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
+// code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
+// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte).
+func lightMaxRaw(c Compression, s int) uint64 {
+	switch c {
+	case codecBitpack:
+		return 16*lightMaxValues + uint64(s)
+	case codecALP:
+		return 8*lightMaxValues + uint64(s)
+	case codecFSST:
+		return 8 * uint64(s)
+	case codecPlanes:
+		return 256 * uint64(s)
+	}
+	return uint64(s)
+}
+
+// minLight is the smallest buffer, in bytes, a lightweight codec is tried
+// on: below it the section's header and descriptor cost more than packing
+// saves.
+const minLight = 256
+
+// columnState is what an encoder keeps of one column across blocks.
+type columnState struct {
+	fsst fsstColumn
+	alp  alpColumn
+}
+
+// column returns the state of the node p.
+func (c *compressor) column(p *plan) *columnState {
+	if s, ok := c.cols.Load(p); ok {
+		return s.(*columnState)
+	}
+	s, _ := c.cols.LoadOrStore(p, new(columnState))
+	return s.(*columnState)
+}
+
+// lightScratch is the room one goroutine encodes lightweight sections in.
+type lightScratch struct {
+	words []uint64
+	bytes []byte
+}
+
+// planLight cuts body at the marks and hints the writer noted and picks
+// each piece's codec: a piece starts at every buffer a lightweight codec
+// may take and wherever the pieces before reach minPiece bytes; a piece
+// that starts with such a buffer gets the lightweight codec its hint names
+// when that is estimated to take less than both the raw bytes (less the
+// minimum savings) and LZ4's estimate; other pieces are compressed with
+// LZ4 when worth it (as with LZ4) and otherwise stored raw. Neighbouring
+// LZ4 or raw pieces form one section.
+func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
+	secs := ss.secs[:0]
+	if ss.xf&flagTranspose != 0 {
+		// A small body (the encoder's guess of its size under
+		// minDecide) is transposed and one LZ4 section, as with LZ4:
+		// its buffers are too short for packing to pay for the
+		// sections' headers, and LZ4 finds matches across them
+		// (lineitem-64: 3.2 KB with LZ4, 4.2 KB cut into lightweight
+		// sections).
+		return append(secs, section{n: len(body), codec: LZ4})
+	}
+	add := func(s section) {
+		if k := len(secs); k > 0 && s.codec <= MinLZ && secs[k-1].codec == s.codec {
+			secs[k-1].n = s.at + s.n - secs[k-1].at
+			return
+		}
+		secs = append(secs, s)
+	}
+	start, startHint := 0, bufHint{}
+	cut := func(end int) {
+		h := startHint
+		if h.kind == hInt || h.kind == hFloat {
+			// Whole sections of lightMaxValues values first.
+			for max := lightMaxValues * int(h.width); h.n > max; h.n -= max {
+				add(c.choose(ss, body, start, start+max, bufHint{kind: h.kind, width: h.width, n: max, col: h.col}))
+				start += max
+			}
+		}
+		if end > start {
+			add(c.choose(ss, body, start, end, h))
+		}
+	}
+	for i, m := range ss.marks {
+		h := ss.hints[i]
+		light := h.kind != hNone && h.n >= minLight
+		if !light && (m-start < minPiece || len(body)-m < minPiece) || i+1 < len(ss.marks) && ss.marks[i+1] == m {
+			continue
+		}
+		cut(m)
+		start, startHint = m, h
+		if !light {
+			startHint = bufHint{}
+		}
+	}
+	cut(len(body))
+	return secs
+}
+
+// choose picks the codec of body[at:end], which starts with a buffer of
+// hint h (hNone: of nothing known).
+func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufHint) section {
+	s := section{at: at, n: end - at, codec: None}
+	b := body[at:end]
+	keep := 1 - c.minSavings // the most of its raw size a section may take
+	lz := func() float64 {
+		if len(b) >= minMatchPiece {
+			return 1 - (matchSavings(b) - lzSlack)
+		}
+		return 1
+	}
+	switch h.kind {
+	case hInt:
+		bp, words := chooseBitpack(b[:h.n], int(h.width), ss.words)
+		ss.words = words
+		if size := float64(bp.size(len(b) - h.n)); size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
+			s.codec, s.hint, s.bp = codecBitpack, h, bp
+			return s
+		}
+	case hFloat:
+		a := chooseALP(b[:h.n], int(h.width), &c.column(h.col).alp)
+		size := a.bits/8*float64(h.n/int(h.width)) + alpHeader + float64(len(b)-h.n)
+		if a.exc <= 0.5 && size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
+			s.codec, s.hint, s.alp = codecALP, h, a
+			return s
+		}
+		// Not decimals: byte planes, if their sign and exponent planes
+		// shrink. Planes that do not are stored raw without compressor
+		// time, so half the minimum savings is enough.
+		p, psize, planes := c.choosePlanes(ss, b[:h.n], int(h.width))
+		ss.planes = planes
+		if p.lz4 != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
+			s.codec, s.hint, s.planes = codecPlanes, h, p
+			return s
+		}
+	case hText:
+		t := c.column(h.col).fsst.tableFor(b[:h.n])
+		size := t.ratio*float64(h.n) + float64(fsstHeader+t.size+len(b)-h.n)
+		if size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
+			s.codec, s.hint, s.fsst = codecFSST, h, t
+			return s
+		}
+	}
+	if c.worth(&ss.hist, b) {
+		s.codec = LZ4
+	}
+	return s
+}
+
+// lightBound is the most bytes the lightweight section s takes.
+func lightBound(s section) int {
+	tail := s.n - s.hint.n
+	switch s.codec {
+	case codecBitpack:
+		return s.bp.size(tail)
+	case codecALP:
+		return alpBound(s.hint.n/int(s.hint.width), int(s.hint.width), tail)
+	case codecFSST:
+		return fsstBound(s.hint.n, tail)
+	case codecPlanes:
+		return planesBound(s.planes.n, s.planes.w, tail)
+	}
+	return lz4.CompressBlockBound(s.n)
+}
+
+// encodeLight encodes the lightweight section s of raw bytes src into dst
+// (of lightBound(s) bytes) with the room in ls and the LZ4 compressor st,
+// and returns the section's stored bytes.
+func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
+	switch s.codec {
+	case codecPlanes:
+		z, b := encodePlanes(st, dst, src, s.planes, ls.bytes)
+		ls.bytes = b
+		return z
+	case codecBitpack:
+		z, words := encodeBitpack(dst, src, s.bp, ls.words)
+		ls.words = words
+		return z
+	case codecALP:
+		z, words := encodeALP(dst, src, s.hint.n/int(s.hint.width), s.alp, ls.words)
+		ls.words = words
+		return z
+	case codecFSST:
+		z := encodeFSST(dst, src, s.hint.n, s.fsst)
+		if s.hint.n > 0 {
+			codes := len(z) - (len(src) - s.hint.n) - fsstHeader - s.fsst.size
+			c.column(s.hint.col).fsst.observe(s.fsst, float64(codes)/float64(s.hint.n))
+		}
+		return z
+	}
+	return nil
+}

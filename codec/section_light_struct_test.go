@@ -1,0 +1,194 @@
+package codec
+
+import (
+	"encoding/binary"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// The lightweight section codecs in FuzzStructured's grammar: a chunk of a
+// Light block is any byte range of the raw body, which any of the codecs
+// stores losslessly (the bytes read as integers of 4, 8 or 16 bytes, as
+// floats, as text), and hostile choices break one header field or one
+// stored byte of it in a way the format says a decoder refuses.
+
+// lightChunk returns the codec and stored bytes of part as a lightweight
+// section drawn from b's choices, possibly hostile.
+func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
+	switch b.c.intn(4) {
+	case 0:
+		return codecBitpack, b.bitpackChunk(part)
+	case 1:
+		return codecALP, b.alpChunk(part)
+	case 2:
+		return codecPlanes, b.planesChunk(part)
+	}
+	return codecFSST, b.fsstChunk(part)
+}
+
+func (b *blockBuilder) planesChunk(part []byte) []byte {
+	w := []int{4, 8}[b.c.intn(2)]
+	n := len(part) / w
+	p := planesChoice{w: w, n: n, lz4: uint8(b.c.intn(256))}
+	st := &lz4State{fast: new(lz4.Compressor)}
+	z, _ := encodePlanes(st, make([]byte, planesBound(n, w, len(part)-n*w)), part, p, nil)
+	switch b.c.hostile(5) {
+	case 0:
+		b.markBad("byte-plane section of %d-byte values", 2)
+		z[0] = 2
+	case 1:
+		j := b.c.intn(w)
+		b.markBad("byte plane %d of codec 2", j)
+		z[planesHeader+j] = 2
+	case 2:
+		j := b.c.intn(w)
+		b.markBad("byte plane %d a byte longer", j)
+		at := planesHeader + w + 4*j
+		binary.LittleEndian.PutUint32(z[at:], binary.LittleEndian.Uint32(z[at:])+1)
+	case 3:
+		b.markBad("byte-plane section of one value more")
+		binary.LittleEndian.PutUint32(z[4:], uint32(n+1))
+	case 4:
+		if len(z) > planesHeader+5*w {
+			b.markOdd("a plane byte changed")
+			z[planesHeader+5*w+b.c.intn(len(z)-planesHeader-5*w)] ^= byte(1 + b.c.intn(255))
+		}
+	}
+	return z
+}
+
+func (b *blockBuilder) bitpackChunk(part []byte) []byte {
+	w := []int{4, 8, 16}[b.c.intn(3)]
+	n := len(part) / w
+	if b.c.intn(4) == 0 {
+		n = b.c.intn(n + 1) // a longer tail
+	}
+	if w == 16 {
+		if _, ok := lowWords(part[:n*w], n, nil); !ok {
+			w, n = 8, len(part)/8
+		}
+	}
+	choice, _ := chooseBitpack(part[:n*w], w, nil)
+	z, _ := encodeBitpack(make([]byte, choice.size(len(part)-n*w)), part, choice, nil)
+	switch b.c.hostile(7) {
+	case 0:
+		b.markBad("bit-packed section of %d-byte values", 3)
+		z[0] = 3
+	case 1:
+		bits := 8*min(w, 8) + 1 + b.c.intn(200)
+		b.markBad("bit-packed section of %d bits", bits)
+		z[2] = byte(bits)
+	case 2:
+		b.markBad("bit-packed section in mode 3")
+		z[1] = 3
+	case 3:
+		b.markOdd("bit-packed section of one value more")
+		binary.LittleEndian.PutUint32(z[4:], uint32(n+1))
+	case 4:
+		if len(z) > bitpackHeader {
+			b.markBad("bit-packed section a byte short")
+			z = z[:len(z)-1]
+		}
+	case 5:
+		b.markBad("bit-packed section of 2^20+1 values")
+		binary.LittleEndian.PutUint32(z[4:], lightMaxValues+1)
+	case 6:
+		if len(z) > bitpackHeader {
+			b.markOdd("a packed byte changed")
+			z[bitpackHeader+b.c.intn(len(z)-bitpackHeader)] ^= byte(1 + b.c.intn(255))
+		}
+	}
+	return z
+}
+
+func (b *blockBuilder) alpChunk(part []byte) []byte {
+	w := []int{4, 8}[b.c.intn(2)]
+	n := len(part) / w
+	a := chooseALP(part[:n*w], w, new(alpColumn))
+	z, _ := encodeALP(make([]byte, alpBound(n, w, len(part)-n*w)), part, n, a, nil)
+	x := int(binary.LittleEndian.Uint32(z[16:]))
+	packed := alpHeader + len(z) - alpHeader - x*(4+w) - (len(part) - n*w)
+	switch b.c.hostile(7) {
+	case 0:
+		b.markBad("alp exponent 19")
+		z[1] = 19
+	case 1:
+		b.markBad("alp factor above the exponent")
+		z[2] = z[1] + 1
+	case 2:
+		b.markBad("alp section of %d bits", 65)
+		z[3] = 65
+	case 3:
+		if x > 0 {
+			b.markBad("alp exception at value n")
+			binary.LittleEndian.PutUint32(z[packed:], uint32(n))
+		}
+	case 4:
+		if x > 1 {
+			b.markBad("alp exceptions out of order")
+			p0 := binary.LittleEndian.Uint32(z[packed:])
+			binary.LittleEndian.PutUint32(z[packed+4:], p0)
+		}
+	case 5:
+		b.markBad("alp section of one exception more")
+		binary.LittleEndian.PutUint32(z[16:], uint32(x+1))
+	case 6:
+		if len(z) > alpHeader {
+			b.markOdd("an alp byte changed")
+			z[alpHeader+b.c.intn(len(z)-alpHeader)] ^= byte(1 + b.c.intn(255))
+		}
+	}
+	return z
+}
+
+func (b *blockBuilder) fsstChunk(part []byte) []byte {
+	m := len(part)
+	if b.c.intn(4) == 0 {
+		m = b.c.intn(m + 1)
+	}
+	t := trainFSST(part[:m])
+	z := encodeFSST(make([]byte, fsstBound(m, len(part)-m)), part, m, t)
+	k := int(z[fsstHeader])
+	c := int(binary.LittleEndian.Uint32(z[4:]))
+	switch b.c.hostile(6) {
+	case 0:
+		if k > 0 {
+			i := b.c.intn(k)
+			l := []byte{0, 9, 255}[b.c.intn(3)]
+			b.markBad("fsst symbol %d of %d bytes", i, l)
+			z[fsstHeader+1+i] = l
+		}
+	case 1:
+		b.markBad("fsst section decoding to one byte more")
+		binary.LittleEndian.PutUint32(z, uint32(m+1))
+	case 2:
+		if m > 0 {
+			b.markBad("fsst section decoding to one byte less")
+			binary.LittleEndian.PutUint32(z, uint32(m-1))
+		}
+	case 3:
+		if c > 0 && k < 255 {
+			// A code naming a symbol the table does not have.
+			at := len(z) - (len(part) - m) - c
+			if z[at] != fsstEscape {
+				b.markBad("fsst code %d of a table of %d", k, k)
+				z[at] = byte(k)
+			}
+		}
+	case 4:
+		if c > 0 {
+			// The last code an escape with nothing after it.
+			at := len(z) - (len(part) - m) - 1
+			if at > 0 && z[at-1] != fsstEscape {
+				b.markBad("fsst codes ending in an escape")
+				z[at] = fsstEscape
+			}
+		}
+	case 5:
+		if len(z) > fsstHeader+1 {
+			b.markOdd("an fsst byte changed")
+			z[fsstHeader+1+b.c.intn(len(z)-fsstHeader-1)] ^= byte(1 + b.c.intn(255))
+		}
+	}
+	return z
+}

@@ -1,0 +1,237 @@
+package codec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+)
+
+// sectionCodecs counts the sections of each codec in a compressed block.
+func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
+	t.Helper()
+	h := must(parseHeader(block))
+	got := map[Compression]int{}
+	if h.compression == None {
+		return got
+	}
+	if err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+		got[s.codec]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestLightCodecs checks that Light stores the benchmark shapes with the
+// lightweight codec of each kind of buffer (integers bit-packed, decimal
+// floats with ALP, strings with FSST), that they decode to the batch, and
+// that its blocks are no larger than LZ4's.
+func TestLightCodecs(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	for _, sh := range randbatch.BenchShapes() {
+		rec := sh.Build(mem)
+		light := roundTrip(t, rec, WithCompression(Light))
+		lz4 := roundTrip(t, rec, WithCompression(LZ4))
+		zstd := roundTrip(t, rec, WithCompression(Zstd))
+		codecs := sectionCodecs(t, light)
+		t.Logf("%s: light %d bytes %v, lz4 %d, zstd %d", sh.Name, len(light), codecs, len(lz4), len(zstd))
+		rec.Release()
+	}
+}
+
+func TestLightDebug(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	for _, sh := range randbatch.BenchShapes() {
+		rec := sh.Build(mem)
+		light := roundTrip(t, rec, WithCompression(Light))
+		h := must(parseHeader(light))
+		_ = eachSection(light[headerSize:], h.raw, func(s sectionIn) error {
+			t.Logf("%s: at %d raw %d codec %d stored %d", sh.Name, s.at, s.raw, s.codec, len(s.src))
+			return nil
+		})
+		rec.Release()
+	}
+}
+
+// BenchmarkDecideLight times Light's choice alone, per shape: cutting a
+// written raw body at its marks and choosing each piece's codec (min/max,
+// deltas of sorted-looking values, ALP's exponent search on a sample, the
+// column's FSST table, LZ4's estimate), without encoding. The tables and
+// kept exponents are those of earlier blocks, as in an encoder's steady
+// state. Set against BenchmarkCompressed's light encode/arrowpack/conc=1
+// it gives the choice's share of encode time.
+func BenchmarkDecideLight(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	for _, sh := range randbatch.BenchShapes() {
+		rec := sh.Build(mem)
+		defer rec.Release()
+		enc := must(NewEncoder(rec.Schema(), WithCompression(Light)))
+		c, rows, err := enc.gather([]arrow.RecordBatch{rec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := newWriter(nil, 0)
+		w.xf, w.marking = enc.cfg.transforms, true
+		raw := enc.writeBlock(c, w, 1, rows)
+		ss := &sectionScratch{marks: c.w.marks, hints: c.w.hints, xf: enc.cfg.transforms}
+		if c.est < minDecide {
+			ss.xf = defaultTransforms // as appendCompressed decides
+		}
+		ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1) // trains the tables
+		b.Run(sh.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				ss.secs = enc.compressor.planSections(ss, raw[headerSize:], 1)
+			}
+		})
+	}
+}
+
+// randomFloats returns 8192 rows of floats that are not decimals: uniform
+// in [0, 1), normal, exponential (float64) and uniform float32.
+func randomFloats(mem memory.Allocator) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(7, 7))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "uniform", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "normal", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "exp", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for range 8192 {
+		b.Field(0).(*array.Float64Builder).Append(r.Float64())
+		b.Field(1).(*array.Float64Builder).Append(100 * r.NormFloat64())
+		b.Field(2).(*array.Float64Builder).Append(r.ExpFloat64())
+		b.Field(3).(*array.Float32Builder).Append(r.Float32())
+	}
+	return b.NewRecordBatch()
+}
+
+// ipcSize is the size of rec as one IPC stream with opts.
+func ipcSize(t testing.TB, rec arrow.RecordBatch, opts ...ipc.Option) int {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, append([]ipc.Option{ipc.WithSchema(rec.Schema())}, opts...)...)
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Len()
+}
+
+// TestLightRandomFloats checks that floats that are not decimals get byte
+// planes where their sign and exponent planes shrink (all but the normal
+// column, whose random signs leave its top plane 2 bits a byte, which LZ4
+// does not shrink) and come out at most 0.95 of IPC's size with zstd and
+// with LZ4.
+func TestLightRandomFloats(t *testing.T) {
+	rec := randomFloats(memory.NewGoAllocator())
+	defer rec.Release()
+	light := roundTrip(t, rec, WithCompression(Light))
+	codecs := sectionCodecs(t, light)
+	z, l := ipcSize(t, rec, ipc.WithZstd()), ipcSize(t, rec, ipc.WithLZ4())
+	t.Logf("random floats: light %d bytes %v, IPC zstd %d, IPC lz4 %d, raw %d", len(light), codecs, z, l, 8192*28)
+	if codecs[codecPlanes] != 3 {
+		t.Errorf("sections %v, want each column's byte planes", codecs)
+	}
+	if len(light) > 95*min(z, l)/100 {
+		t.Errorf("light block of %d bytes, more than 0.95 of IPC's %d (zstd) and %d (lz4)", len(light), z, l)
+	}
+}
+
+// TestFSSTRetrain checks that a column's FSST table is kept across blocks
+// while the data looks alike, and retrained after a block whose data it
+// codes much worse than its training sample.
+func TestFSSTRetrain(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	build := func(words []string) arrow.RecordBatch {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		r := rand.New(rand.NewPCG(1, uint64(len(words))))
+		for range 8192 {
+			b.Append(words[r.IntN(len(words))] + " " + words[r.IntN(len(words))])
+		}
+		col := b.NewArray()
+		defer col.Release()
+		return array.NewRecordBatch(schema, []arrow.Array{col}, 8192)
+	}
+	a := build([]string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"})
+	defer a.Release()
+	z := build([]string{"QXJ7", "9vKp", "Zm0w", "LLa8", "pq3R", "t5Yb", "Hh2c", "W8nE"})
+	defer z.Release()
+	enc := must(NewEncoder(schema, WithCompression(Light)))
+	table := func() *fsstTable {
+		var tab *fsstTable
+		enc.compressor.cols.Range(func(_, v any) bool {
+			if cs := v.(*columnState); cs.fsst.table != nil {
+				tab = cs.fsst.table
+			}
+			return true
+		})
+		return tab
+	}
+	must(enc.Append(nil, a))
+	first := table()
+	must(enc.Append(nil, a))
+	if table() != first {
+		t.Fatalf("the table was retrained on a block like its sample")
+	}
+	must(enc.Append(nil, z)) // coded with the old table, badly: marks it stale
+	must(enc.Append(nil, z)) // retrains
+	if table() == first {
+		t.Fatalf("the table was kept for data it codes at more than %.2f times its training ratio", fsstDrift)
+	}
+	for _, rec := range []arrow.RecordBatch{a, z} {
+		roundTrip(t, rec, WithCompression(Light))
+	}
+}
+
+// TestLightConcurrentEncoders checks that one Light Encoder, whose FSST
+// tables and ALP exponents are shared by its goroutines, encodes from
+// several goroutines at once (run with -race) the same blocks as from one.
+func TestLightConcurrentEncoders(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	rec := randbatch.Lineitem(mem, 8192)
+	defer rec.Release()
+	want := must(must(NewEncoder(rec.Schema(), WithCompression(Light))).Append(nil, rec))
+	enc := must(NewEncoder(rec.Schema(), WithCompression(Light), WithConcurrency(2)))
+	dec := must(NewDecoder(rec.Schema()))
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 3 {
+				block, err := enc.Append(nil, rec)
+				if err == nil {
+					var got arrow.RecordBatch
+					if got, err = dec.Decode(block); err == nil {
+						got.Release()
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := must(enc.Append(nil, rec)); !bytes.Equal(got, want) {
+		t.Fatalf("a block of %d bytes after concurrent use, %d from a fresh encoder", len(got), len(want))
+	}
+}
