@@ -6,8 +6,8 @@ import "unsafe"
 // float that came from a decimal is stored as the integer v =
 // round(x * 10^e * 10^-f), and decodes as float(v) * 10^f * 10^-e, the two
 // multiplications in that order and rounded one at a time, as cwida/ALP's
-// decoder does. The generic versions are below, the vector glue in
-// alp_vec.go, the assembly in codec_amd64.s (from asm/alp.go) and
+// decoder does. The generic versions are in alp_generic.go, the vector
+// glue in alp_vec.go, the assembly in codec_amd64.s (from asm/alp.go) and
 // codec_arm64.s.
 
 // ALPDecode64 sets dst[i] = float64(src[i]) * f * e for every i <
@@ -43,19 +43,6 @@ func alpDecode32(im *impl, dst []float32, src []int32, f, e float32) {
 	}
 	checkInPlace("ALPDecode32", dst[:len(src)], src)
 	im.alp32(dst[:len(src)], src, f, e)
-}
-
-func alpGeneric64(dst []float64, src []int64, f, e float64) {
-	for i, v := range src {
-		// The explicit conversions keep Go from fusing the products.
-		dst[i] = float64(float64(v)*f) * e
-	}
-}
-
-func alpGeneric32(dst []float32, src []int32, f, e float32) {
-	for i, v := range src {
-		dst[i] = float32(float32(v)*f) * e
-	}
 }
 
 // checkInPlace panics if dst and src overlap other than by starting at the

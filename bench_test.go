@@ -312,14 +312,15 @@ func BenchmarkMaxUint64(b *testing.B) {
 	benchMax(b, func(im *impl) func([]uint64) uint64 { return im.max64 }, 8)
 }
 
-// The bit-packing benchmarks run every width on 64Ki values (n=64Ki, the
-// values fit L2 as the codec's blocks do), named
+// The bit-packing benchmarks run every width on 8Ki values (the rows of
+// the codec's batches; values and packed bytes fit L2 as in the codec),
+// named
 // Benchmark<Kernel>/w=<width>/impl=<path>; b.SetBytes is the unpacked
 // bytes (4 or 8 per value) for packing and unpacking alike, so MB/s is
 // values per second times the value size at every width. For the ratio of
 // the paths per width: benchstat -col /impl bench.txt
 func benchPack[T word](b *testing.B, unpack bool) {
-	const n = 1 << 16
+	const n = 8 << 10
 	bits := wordBits[T]()
 	r := rand.New(rand.NewPCG(7, uint64(bits)))
 	for w := 0; w <= bits; w++ {

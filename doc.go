@@ -8,11 +8,14 @@
 // every offset and validity buffer: rebasing and validating offsets,
 // copying bitmaps to bit 0 and counting their set bits; the scans the
 // decoder runs before trusting a buffer (IsASCII, MaxUint8 and the like);
-// and the transforms that make buffers compress better: byte transposition
-// of fixed-width values and offsets turned into lengths and back.
+// the transforms that make buffers compress better: byte transposition
+// of fixed-width values and offsets turned into lengths and back; and the
+// lightweight encodings' kernels: frame of reference and bit-packing
+// (BitPack32, BitUnpack32 and their 64-bit twins), the min/max that choose
+// their reference and width, and ALP's integer-to-float step.
 //
 // The kernels come in families, the same as the generator's files in asm/:
-// offsets, bitmaps, transform, scan and estimate. For a family F, F.go holds the
+// offsets, bitmaps, transform, scan, estimate, bitpack, minmax and alp. For a family F, F.go holds the
 // exported functions (their contracts and argument checks), F_generic.go
 // the pure-Go reference versions, and F_vec.go the Go around the assembly
 // (codec_amd64.s, generated from asm/F.go with avo, and the hand-written

@@ -1,8 +1,8 @@
 package arrowpack
 
 // The min/max kernels that choose a frame of reference and a bit width for
-// BitPack32 and BitPack64. The generic versions are below, the vector glue
-// in minmax_vec.go, the assembly in codec_amd64.s (from asm/minmax.go) and
+// BitPack32 and BitPack64. The generic versions are in minmax_generic.go,
+// the vector glue in minmax_vec.go, the assembly in codec_amd64.s (from asm/minmax.go) and
 // codec_arm64.s.
 
 // MinMax32 returns the smallest and the largest element of x, (0, 0) if x
@@ -21,15 +21,3 @@ func MinMaxInt32(x []int32) (lo, hi int32) { return active.minmaxInt32(x) }
 
 // MinMaxInt64 is MinMaxInt32 for 64-bit values.
 func MinMaxInt64(x []int64) (lo, hi int64) { return active.minmaxInt64(x) }
-
-func minmaxGeneric[T uint32 | uint64 | int32 | int64](x []T) (lo, hi T) {
-	if len(x) == 0 {
-		return 0, 0
-	}
-	lo, hi = x[0], x[0]
-	for _, v := range x[1:] {
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
-	return lo, hi
-}
