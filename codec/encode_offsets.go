@@ -22,6 +22,10 @@ func offsetsOf[T int32 | int64](s *seg) []T {
 	if uint64(s.off)+uint64(s.n) >= uint64(len(o)) {
 		invalidf("%s: offsets buffer of %d values is too short for rows up to %d", s.d.DataType(), len(o), s.off+s.n)
 	}
+	if s.n == 0 {
+		// No rows: nothing is read from the buffer (see checkOffsets).
+		return view[T](unsafeBytes(zeroWord[:]))[:1]
+	}
 	o = o[s.off : s.off+s.n+1]
 	if o[0] < 0 || o[s.n] < o[0] || int64(o[s.n]) > math.MaxInt {
 		// (Past MaxInt: 64-bit offsets no buffer can reach on a 32-bit
