@@ -108,12 +108,17 @@ type checker struct{ deep bool }
 // ends are what the decoder accepts; then, recursively, the ranges of its
 // children those rows reference.
 func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
+	h := headOf(d)
+	return k.arrayOf(p, d, &h, off, n)
+}
+
+// arrayOf is array of d, whose head h the caller has read.
+func (k checker) arrayOf(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	if n > maxLength {
 		f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
 		f.unsupported = true
 		return f
 	}
-	h := headOf(d)
 	base := h.base // rows are reported from the array's offset
 	if base < 0 || h.length < 0 || off < 0 || n < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
 		return faultf(0, "offset %d and length %d", base, h.length)
@@ -132,30 +137,30 @@ func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	if len(h.children) != wantChildren(p) {
 		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, wantChildren(p))
 	}
-	if f := checkNulls(p, &h); f != nil {
+	if f := checkNulls(p, h); f != nil {
 		return f
 	}
-	b1, b2 := bufBytes(bufs, 1), bufBytes(bufs, 2)
+	b1, b2 := h.b1, h.b2
 	switch p.kind {
 	case kNull:
 	case kBool:
-		if end := wholeEnd(&h, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
+		if end := wholeEnd(h, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
 			return faultf(len(b1)*8-base, "values bitmap of %d bytes is too short", len(b1))
 		}
 	case kFixed:
-		if f := covers(b1, wholeEnd(&h, off, n), p.width, base, "values"); f != nil {
+		if f := covers(b1, wholeEnd(h, off, n), p.width, base, "values"); f != nil {
 			return f
 		}
 	case kBinary:
-		return checkBinary[int32](k, p, d, &h, b1, b2, off, n)
+		return checkBinary[int32](k, p, d, h, b1, b2, off, n)
 	case kLargeBinary:
-		return checkBinary[int64](k, p, d, &h, b1, b2, off, n)
+		return checkBinary[int64](k, p, d, h, b1, b2, off, n)
 	case kView:
-		return k.views(p, d, &h, bufs, off, n)
+		return k.views(p, d, h, bufs, off, n)
 	case kList:
-		return checkList[int32](k, p, d, &h, b1, off, n)
+		return checkList[int32](k, p, d, h, b1, off, n)
 	case kLargeList:
-		return checkList[int64](k, p, d, &h, b1, off, n)
+		return checkList[int64](k, p, d, h, b1, off, n)
 	case kFixedList:
 		ch := h.children[0]
 		w := uint64(p.width)
@@ -164,25 +169,25 @@ func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 		}
 		return k.child(p, 0, ch, ch.Offset()+off*p.width, n*p.width)
 	case kListView:
-		return checkListView[int32](k, p, d, &h, b1, b2, off, n)
+		return checkListView[int32](k, p, d, h, b1, b2, off, n)
 	case kLargeListView:
-		return checkListView[int64](k, p, d, &h, b1, b2, off, n)
+		return checkListView[int64](k, p, d, h, b1, b2, off, n)
 	case kStruct:
-		return k.sameRows(p, &h, off, n)
+		return k.sameRows(p, h, off, n)
 	case kSparseUnion:
-		if f := covers(b1, wholeEnd(&h, off, n), 1, base, "type ids"); f != nil {
+		if f := covers(b1, wholeEnd(h, off, n), 1, base, "type ids"); f != nil {
 			return f
 		}
 		if i := firstBadTypeID(b1[off:off+n], p.unionChild); i >= 0 {
 			return faultf(off-base+i, "type id %d names no child", int8(b1[off+i]))
 		}
-		return k.sameRows(p, &h, off, n)
+		return k.sameRows(p, h, off, n)
 	case kDenseUnion:
-		return k.denseUnion(p, d, &h, b1, b2, off, n)
+		return k.denseUnion(p, d, h, b1, b2, off, n)
 	case kDict:
-		return k.dict(p, d, &h, bufs, b1, off, n)
+		return k.dict(p, d, h, bufs, b1, off, n)
 	case kRunEnd:
-		return k.runEnds(p, d, &h, off, n)
+		return k.runEnds(p, d, h, off, n)
 	}
 	return nil
 }
@@ -226,19 +231,36 @@ func (k checker) child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFau
 	return nil
 }
 
-// arrayHead is what checker reads of every array, read once, through
-// the concrete type when it is arrow-go's (whose getters then inline).
+// arrayHead is what checker and seg read of every array, read once,
+// through the concrete type when it is arrow-go's (whose getters then
+// inline): its buffers, and the bytes of the first three (validity, and
+// values, offsets, ids or indices), its children, offset, length and
+// null count.
 type arrayHead struct {
 	bufs                []*memory.Buffer
+	bm, b1, b2          []byte
 	children            []arrow.ArrayData
 	base, length, nulls int
 }
 
 func headOf(d arrow.ArrayData) arrayHead {
+	var h arrayHead
 	if ad, ok := d.(*array.Data); ok {
-		return arrayHead{ad.Buffers(), ad.Children(), ad.Offset(), ad.Len(), ad.NullN()}
+		h = arrayHead{bufs: ad.Buffers(), children: ad.Children(), base: ad.Offset(), length: ad.Len(), nulls: ad.NullN()}
+	} else {
+		h = arrayHead{bufs: d.Buffers(), children: d.Children(), base: d.Offset(), length: d.Len(), nulls: d.NullN()}
 	}
-	return arrayHead{d.Buffers(), d.Children(), d.Offset(), d.Len(), d.NullN()}
+	switch bufs := h.bufs; {
+	case len(bufs) > 2:
+		h.b2 = bytesOf(bufs[2])
+		fallthrough
+	case len(bufs) > 1:
+		h.b1 = bytesOf(bufs[1])
+		fallthrough
+	case len(bufs) > 0:
+		h.bm = bytesOf(bufs[0])
+	}
+	return h
 }
 
 // checkNulls checks an array's null count against its validity bitmap,
@@ -246,7 +268,7 @@ func headOf(d arrow.ArrayData) arrayHead {
 // block will hold.
 func checkNulls(p *plan, h *arrayHead) *batchFault {
 	nulls := h.nulls
-	bm := bufBytes(h.bufs, 0)
+	bm := h.bm
 	switch p.kind {
 	case kNull:
 		if nulls >= 0 && nulls != h.length {
@@ -292,7 +314,7 @@ func (h *arrayHead) validBits() []byte {
 	if h.nulls == 0 {
 		return nil
 	}
-	return bufBytes(h.bufs, 0)
+	return h.bm
 }
 
 // validBits is arrayHead.validBits of d.

@@ -163,11 +163,12 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
 			}
 			// Checked before anything is sized from it.
-			if f := (checker{}).array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
+			h := headOf(d)
+			if f := (checker{}).arrayOf(e.plans[i], d, &h, h.base, h.length); f != nil {
 				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 			}
 			s := &c.segs[i*k+r]
-			s.set(d, -1, -1)
+			s.setHead(d, &h, -1, -1)
 			c.est += s.estimate(e.plans[i])
 		}
 	}
