@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode/utf8"
@@ -114,33 +115,25 @@ func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 
 // arrayOf is array of d, whose head h the caller has read.
 func (k checker) arrayOf(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
-	if n > maxLength {
-		f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
-		f.unsupported = true
-		return f
-	}
 	base := h.base // rows are reported from the array's offset
-	if base < 0 || h.length < 0 || off < 0 || n < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
+	if uint64(n) > maxLength || base < 0 || h.length < 0 || off < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
+		if n > maxLength {
+			f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
+			f.unsupported = true
+			return f
+		}
 		return faultf(0, "offset %d and length %d", base, h.length)
 	}
-	bufs := h.bufs
-	want := p.kind.buffers()
-	switch p.kind {
-	case kNull, kStruct, kFixedList, kRunEnd:
-		want = 0 // only a validity slot, which may be left out
-	case kView:
-		want = 2
-	}
-	if len(bufs) < want {
-		return faultf(0, "%d buffers; %s has %d", len(bufs), p.dt, want)
-	}
-	if len(h.children) != wantChildren(p) {
-		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, wantChildren(p))
+	if len(h.bufs) < p.minBufs || len(h.children) != p.nChildren {
+		if len(h.bufs) < p.minBufs {
+			return faultf(0, "%d buffers; %s has %d", len(h.bufs), p.dt, p.minBufs)
+		}
+		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, p.nChildren)
 	}
 	if f := checkNulls(p, h); f != nil {
 		return f
 	}
-	b1, b2 := h.b1, h.b2
+	bufs, b1, b2 := h.bufs, h.b1, h.b2
 	switch p.kind {
 	case kNull:
 	case kBool:
@@ -192,15 +185,6 @@ func (k checker) arrayOf(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *
 	return nil
 }
 
-// wantChildren is the number of child arrays an array of p has.
-func wantChildren(p *plan) int {
-	switch p.kind {
-	case kDict:
-		return 0 // the dictionary is not a child
-	}
-	return len(p.children)
-}
-
 func bufBytes(bufs []*memory.Buffer, i int) []byte {
 	if i >= len(bufs) || bufs[i] == nil {
 		return nil
@@ -245,11 +229,21 @@ type arrayHead struct {
 
 func headOf(d arrow.ArrayData) arrayHead {
 	var h arrayHead
+	h.read(d)
+	return h
+}
+
+// read sets h to the head of d, in place: the head is large enough that
+// returning it costs as much as reading it.
+func (h *arrayHead) read(d arrow.ArrayData) {
 	if ad, ok := d.(*array.Data); ok {
-		h = arrayHead{bufs: ad.Buffers(), children: ad.Children(), base: ad.Offset(), length: ad.Len(), nulls: ad.NullN()}
+		h.bufs, h.children = ad.Buffers(), ad.Children()
+		h.base, h.length, h.nulls = ad.Offset(), ad.Len(), ad.NullN()
 	} else {
-		h = arrayHead{bufs: d.Buffers(), children: d.Children(), base: d.Offset(), length: d.Len(), nulls: d.NullN()}
+		h.bufs, h.children = d.Buffers(), d.Children()
+		h.base, h.length, h.nulls = d.Offset(), d.Len(), d.NullN()
 	}
+	h.bm, h.b1, h.b2 = nil, nil, nil
 	switch bufs := h.bufs; {
 	case len(bufs) > 2:
 		h.b2 = bytesOf(bufs[2])
@@ -260,15 +254,47 @@ func headOf(d arrow.ArrayData) arrayHead {
 	case len(bufs) > 0:
 		h.bm = bytesOf(bufs[0])
 	}
-	return h
+}
+
+// plainFixed reports whether h is a sound array of fixed-width values
+// with no nulls and no more than 64 rows past a byte boundary, the
+// columns of small batches: what arrayOf checks of them, checked inline.
+// When it is false, arrayOf makes the checks and names the fault.
+func (h *arrayHead) plainFixed(p *plan) bool {
+	base, n := h.base, h.length
+	if p.kind != kFixed || h.nulls != 0 || len(h.bufs) < 2 || base < 0 || n < 0 || base&7+n > 64 || len(h.children) != 0 ||
+		uint64(len(h.b1)) < uint64(base+n)*uint64(p.width) {
+		return false
+	}
+	if len(h.bm) == 0 {
+		return true
+	}
+	if base>>3+8 > len(h.bm) {
+		return false
+	}
+	w := binary.LittleEndian.Uint64(h.bm[base>>3:]) >> (base & 7)
+	mask := uint64(1)<<n - 1 // (n = 64: all ones)
+	return w&mask == mask
 }
 
 // checkNulls checks an array's null count against its validity bitmap,
 // over all of the array: the count arrow-go reports must be the nulls the
 // block will hold.
 func checkNulls(p *plan, h *arrayHead) *batchFault {
-	nulls := h.nulls
-	bm := h.bm
+	nulls, bm := h.nulls, h.bm
+	if nulls == 0 && !p.noValidity && p.kind != kNull {
+		// The common case, checked inline: no nulls, and a bitmap of all
+		// ones or none at all.
+		if len(bm) == 0 {
+			return nil
+		}
+		if base, n := h.base, h.length; base&7+n <= 64 && base>>3+8 <= len(bm) {
+			w := binary.LittleEndian.Uint64(bm[base>>3:]) >> (base & 7)
+			if mask := uint64(1)<<n - 1; w&mask == mask { // (n = 64: all ones)
+				return nil
+			}
+		}
+	}
 	switch p.kind {
 	case kNull:
 		if nulls >= 0 && nulls != h.length {
