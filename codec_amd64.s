@@ -61814,25 +61814,25 @@ TEXT ·rebaseNondecreasing32Vec(SB), NOSPLIT, $0-57
 
 rebaseNondecreasing32Vec_loop:
 	VMOVDQU  (CX)(SI*4), Y5
-	VPSUBD   Y0, Y5, Y6
-	VMOVDQU  Y6, (AX)(SI*4)
-	VPCMPGTD 4(CX)(SI*4), Y5, Y5
-	VPOR     Y5, Y1, Y1
-	VMOVDQU  32(CX)(SI*4), Y5
-	VPSUBD   Y0, Y5, Y6
-	VMOVDQU  Y6, 32(AX)(SI*4)
-	VPCMPGTD 36(CX)(SI*4), Y5, Y5
-	VPOR     Y5, Y2, Y2
-	VMOVDQU  64(CX)(SI*4), Y5
-	VPSUBD   Y0, Y5, Y6
-	VMOVDQU  Y6, 64(AX)(SI*4)
-	VPCMPGTD 68(CX)(SI*4), Y5, Y5
-	VPOR     Y5, Y3, Y3
-	VMOVDQU  96(CX)(SI*4), Y5
-	VPSUBD   Y0, Y5, Y6
-	VMOVDQU  Y6, 96(AX)(SI*4)
-	VPCMPGTD 100(CX)(SI*4), Y5, Y5
-	VPOR     Y5, Y4, Y4
+	VPCMPGTD 4(CX)(SI*4), Y5, Y6
+	VMOVDQU  32(CX)(SI*4), Y7
+	VPCMPGTD 36(CX)(SI*4), Y7, Y8
+	VMOVDQU  64(CX)(SI*4), Y9
+	VPCMPGTD 68(CX)(SI*4), Y9, Y10
+	VMOVDQU  96(CX)(SI*4), Y11
+	VPCMPGTD 100(CX)(SI*4), Y11, Y12
+	VPSUBD   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*4)
+	VPOR     Y6, Y1, Y1
+	VPSUBD   Y0, Y7, Y7
+	VMOVDQU  Y7, 32(AX)(SI*4)
+	VPOR     Y8, Y2, Y2
+	VPSUBD   Y0, Y9, Y9
+	VMOVDQU  Y9, 64(AX)(SI*4)
+	VPOR     Y10, Y3, Y3
+	VPSUBD   Y0, Y11, Y11
+	VMOVDQU  Y11, 96(AX)(SI*4)
+	VPOR     Y12, Y4, Y4
 	ADDQ     $0x00000020, SI
 	CMPQ     SI, DI
 	JB       rebaseNondecreasing32Vec_loop
@@ -61841,10 +61841,10 @@ rebaseNondecreasing32Vec_single:
 	CMPQ     SI, BX
 	JAE      rebaseNondecreasing32Vec_done
 	VMOVDQU  (CX)(SI*4), Y5
-	VPSUBD   Y0, Y5, Y6
-	VMOVDQU  Y6, (AX)(SI*4)
-	VPCMPGTD 4(CX)(SI*4), Y5, Y5
-	VPOR     Y5, Y1, Y1
+	VPCMPGTD 4(CX)(SI*4), Y5, Y6
+	VPSUBD   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*4)
+	VPOR     Y6, Y1, Y1
 	ADDQ     $0x00000008, SI
 	JMP      rebaseNondecreasing32Vec_single
 
@@ -61888,25 +61888,25 @@ TEXT ·rebaseNondecreasing64Vec(SB), NOSPLIT, $0-57
 
 rebaseNondecreasing64Vec_loop:
 	VMOVDQU  (CX)(SI*8), Y5
-	VPSUBQ   Y0, Y5, Y6
-	VMOVDQU  Y6, (AX)(SI*8)
-	VPCMPGTQ 8(CX)(SI*8), Y5, Y5
-	VPOR     Y5, Y1, Y1
-	VMOVDQU  32(CX)(SI*8), Y5
-	VPSUBQ   Y0, Y5, Y6
-	VMOVDQU  Y6, 32(AX)(SI*8)
-	VPCMPGTQ 40(CX)(SI*8), Y5, Y5
-	VPOR     Y5, Y2, Y2
-	VMOVDQU  64(CX)(SI*8), Y5
-	VPSUBQ   Y0, Y5, Y6
-	VMOVDQU  Y6, 64(AX)(SI*8)
-	VPCMPGTQ 72(CX)(SI*8), Y5, Y5
-	VPOR     Y5, Y3, Y3
-	VMOVDQU  96(CX)(SI*8), Y5
-	VPSUBQ   Y0, Y5, Y6
-	VMOVDQU  Y6, 96(AX)(SI*8)
-	VPCMPGTQ 104(CX)(SI*8), Y5, Y5
-	VPOR     Y5, Y4, Y4
+	VPCMPGTQ 8(CX)(SI*8), Y5, Y6
+	VMOVDQU  32(CX)(SI*8), Y7
+	VPCMPGTQ 40(CX)(SI*8), Y7, Y8
+	VMOVDQU  64(CX)(SI*8), Y9
+	VPCMPGTQ 72(CX)(SI*8), Y9, Y10
+	VMOVDQU  96(CX)(SI*8), Y11
+	VPCMPGTQ 104(CX)(SI*8), Y11, Y12
+	VPSUBQ   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*8)
+	VPOR     Y6, Y1, Y1
+	VPSUBQ   Y0, Y7, Y7
+	VMOVDQU  Y7, 32(AX)(SI*8)
+	VPOR     Y8, Y2, Y2
+	VPSUBQ   Y0, Y9, Y9
+	VMOVDQU  Y9, 64(AX)(SI*8)
+	VPOR     Y10, Y3, Y3
+	VPSUBQ   Y0, Y11, Y11
+	VMOVDQU  Y11, 96(AX)(SI*8)
+	VPOR     Y12, Y4, Y4
 	ADDQ     $0x00000010, SI
 	CMPQ     SI, DI
 	JB       rebaseNondecreasing64Vec_loop
@@ -61915,10 +61915,10 @@ rebaseNondecreasing64Vec_single:
 	CMPQ     SI, BX
 	JAE      rebaseNondecreasing64Vec_done
 	VMOVDQU  (CX)(SI*8), Y5
-	VPSUBQ   Y0, Y5, Y6
-	VMOVDQU  Y6, (AX)(SI*8)
-	VPCMPGTQ 8(CX)(SI*8), Y5, Y5
-	VPOR     Y5, Y1, Y1
+	VPCMPGTQ 8(CX)(SI*8), Y5, Y6
+	VPSUBQ   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*8)
+	VPOR     Y6, Y1, Y1
 	ADDQ     $0x00000004, SI
 	JMP      rebaseNondecreasing64Vec_single
 

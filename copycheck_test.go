@@ -324,3 +324,96 @@ func TestCopyCheckPanicsOnShortDst(t *testing.T) {
 		}()
 	}
 }
+
+// BenchmarkCopyCheck compares, per kernel and size in bytes, the fused
+// kernel (way=fused) with a plain copy of the same bytes (way=copy) and with
+// what it replaces, a copy and then the separate check (way=sep: copy and
+// IsASCII, MaxUintN, popcount; RebaseOffsets and the nondecreasing check of
+// ValidOffsets), all on the active path. The inputs pass their checks, so
+// that every way reads everything.
+func BenchmarkCopyCheck(b *testing.B) {
+	sizes := []int{16, 64, 256, 1 << 10, 8 << 10, 32 << 10}
+	ascii := func(n int) []byte {
+		s := make([]byte, n)
+		for i := range s {
+			s[i] = 'a' + byte(i%26)
+		}
+		return s
+	}
+	random := func(n int) []byte {
+		g := &gen{r: newGen([]byte{byte(n)}).r}
+		s := make([]byte, n)
+		fill(g, s)
+		return s
+	}
+	run := func(name string, n int, fused, cp, sep func()) {
+		for _, w := range []struct {
+			way string
+			f   func()
+		}{{"fused", fused}, {"copy", cp}, {"sep", sep}} {
+			b.Run(fmt.Sprintf("kernel=%s/bytes=%d/way=%s", name, n, w.way), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					w.f()
+				}
+			})
+		}
+	}
+	for _, n := range sizes {
+		src, dst := ascii(n), make([]byte, n)
+		run("ASCII", n, func() { sinkBool = CopyASCII(dst, src) }, func() { copy(dst, src) },
+			func() { copy(dst, src); sinkBool = IsASCII(src) })
+	}
+	for _, n := range sizes {
+		src, dst := random(n), make([]byte, n)
+		run("CountOnes", n, func() { sinkInt = CopyCountOnes(dst, src) }, func() { copy(dst, src) },
+			func() { copy(dst, src); sinkInt = active.popcount(src) })
+	}
+	for _, n := range sizes {
+		src, dst := random(n), make([]byte, n)
+		run("Max8", n, func() { sinkU64 = uint64(CopyMaxUint8(dst, src)) }, func() { copy(dst, src) },
+			func() { copy(dst, src); sinkU64 = uint64(MaxUint8(src)) })
+	}
+	for _, n := range sizes {
+		src, dst := random(n), make([]byte, n)
+		s16 := unsafe.Slice((*uint16)(unsafe.Pointer(&src[0])), n/2)
+		d16 := unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), n/2)
+		run("Max16", n, func() { sinkU64 = uint64(CopyMaxUint16(d16, s16)) }, func() { copy(d16, s16) },
+			func() { copy(d16, s16); sinkU64 = uint64(MaxUint16(s16)) })
+	}
+	for _, n := range sizes {
+		s32, d32 := make([]uint32, n/4), make([]uint32, n/4)
+		fill(&gen{r: newGen(nil).r}, s32)
+		run("Max32", n, func() { sinkU64 = uint64(CopyMaxUint32(d32, s32)) }, func() { copy(d32, s32) },
+			func() { copy(d32, s32); sinkU64 = uint64(MaxUint32(s32)) })
+	}
+	for _, n := range sizes {
+		s64, d64 := make([]uint64, n/8), make([]uint64, n/8)
+		fill(&gen{r: newGen(nil).r}, s64)
+		run("Max64", n, func() { sinkU64 = CopyMaxUint64(d64, s64) }, func() { copy(d64, s64) },
+			func() { copy(d64, s64); sinkU64 = MaxUint64(s64) })
+	}
+	for _, n := range sizes {
+		o, d := make([]int32, n/4), make([]int32, n/4)
+		for i := range o {
+			o[i] = int32(100 + 7*i)
+		}
+		run("Rebase32", n, func() { sinkBool = RebaseNondecreasing32(d, o, 100) }, func() { copy(d, o) },
+			func() { RebaseOffsets32(d, o, 100); sinkBool = active.nondecreasing32(o) })
+	}
+	for _, n := range sizes {
+		o, d := make([]int64, n/8), make([]int64, n/8)
+		for i := range o {
+			o[i] = int64(100 + 7*i)
+		}
+		run("Rebase64", n, func() { sinkBool = RebaseNondecreasing64(d, o, 100) }, func() { copy(d, o) },
+			func() { RebaseOffsets64(d, o, 100); sinkBool = active.nondecreasing64(o) })
+	}
+}
+
+// Sinks for the benchmarks' results.
+var (
+	sinkBool bool
+	sinkInt  int
+	sinkU64  uint64
+)

@@ -272,22 +272,25 @@ func rebaseNondecreasing(e elemKind) {
 	at := func(base Register, v, extra int) Mem {
 		return Mem{Base: base, Index: i, Scale: e.scale(), Disp: 32*v + extra}
 	}
-	// step does the vector v of the iteration into accumulator j.
-	step := func(v, j int) {
-		x, d := YMM(), YMM()
-		VMOVDQU(at(src, v, 0), x)
-		sub(vbase, x, d)
-		VMOVDQU(d, at(dst, v, 0))
-		cmpgt(at(src, v, e.size()), x, x) // x = x > next
-		VPOR(x, acc[j], acc[j])
-	}
-	vectorLoops(name, i, n, e.lanes(), func() {
-		for j := range unroll {
-			step(j, j)
+	// steps does vectors 0..k-1 of the iteration, vector j into
+	// accumulator j: every load first, then the stores, so that no load
+	// follows a store to an address that may look the same to the
+	// memory disambiguation (dst and src often agree modulo 4 KiB, and
+	// the loads of neighbours are one element off).
+	steps := func(k int) {
+		x, gt := make([]VecVirtual, k), make([]VecVirtual, k)
+		for j := range k {
+			x[j], gt[j] = YMM(), YMM()
+			VMOVDQU(at(src, j, 0), x[j])
+			cmpgt(at(src, j, e.size()), x[j], gt[j]) // gt = x > next
 		}
-	}, func() {
-		step(0, 0)
-	})
+		for j := range k {
+			sub(vbase, x[j], x[j])
+			VMOVDQU(x[j], at(dst, j, 0))
+			VPOR(gt[j], acc[j], acc[j])
+		}
+	}
+	vectorLoops(name, i, n, e.lanes(), func() { steps(unroll) }, func() { steps(1) })
 
 	// Always, as it writes the last element of dst.
 	Label(name + "_done")
