@@ -150,7 +150,6 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
-	var h arrayHead
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
@@ -160,19 +159,21 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 		}
 		for i, col := range cols {
 			d := col.Data()
-			h.read(d)
-			if int64(h.length) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, h.length, rec.NumRows())
+			s := &c.segs[i*k+r]
+			s.d = d
+			s.read(d)
+			if int64(s.length) != rec.NumRows() {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rec.NumRows())
 			}
 			// Checked before anything is sized from it.
-			if p := e.plans[i]; !h.plainFixed(p) {
-				if f := (checker{}).arrayOf(p, d, &h, h.base, h.length); f != nil {
+			p := e.plans[i]
+			if !s.plainFixed(p) {
+				if f := (checker{}).arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
 					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 				}
 			}
-			s := &c.segs[i*k+r]
-			s.setHead(d, &h, -1, -1)
-			c.est += s.estimate(e.plans[i])
+			s.setRows(-1, -1)
+			c.est += s.estimate(p)
 		}
 	}
 	return c, int(total), nil
