@@ -267,20 +267,23 @@ func (h *arrayHead) plainFixed(p *plan) bool {
 }
 
 // allValid reports whether bits [base, base+n) of the validity bitmap vb
-// are all set, or vb is empty: whether a null count of 0 is true.
+// are all set, or vb is empty: whether a null count of 0 is true. (Small
+// enough to inline: bitmaps of up to 64 rows, those of small batches, are
+// checked in one word.)
 func allValid(vb []byte, base, n int) bool {
-	if len(vb) == 0 || n == 0 {
+	if len(vb) == 0 {
 		return true
 	}
-	if uint64(len(vb))*8 < uint64(base)+uint64(n) {
-		return false
-	}
 	if base&7+n <= 64 && base>>3+8 <= len(vb) {
-		w := binary.LittleEndian.Uint64(vb[base>>3:]) >> (base & 7)
 		mask := uint64(1)<<n - 1 // (n = 64: all ones)
-		return w&mask == mask
+		return binary.LittleEndian.Uint64(vb[base>>3:])>>(base&7)&mask == mask
 	}
-	return arrowpack.CountOnes(vb, base, n) == n
+	return allValidLong(vb, base, n)
+}
+
+// allValidLong is allValid of more than one word.
+func allValidLong(vb []byte, base, n int) bool {
+	return uint64(len(vb))*8 >= uint64(base)+uint64(n) && arrowpack.CountOnes(vb, base, n) == n
 }
 
 // checkNulls checks an array's null count against its validity bitmap,

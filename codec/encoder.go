@@ -153,7 +153,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
-		cols := rec.Columns()
+		cols, rows := rec.Columns(), rec.NumRows()
 		if len(cols) != len(e.plans) {
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
@@ -162,8 +162,8 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			s := &c.segs[i*k+r]
 			s.d = d
 			s.read(d)
-			if int64(s.length) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rec.NumRows())
+			if int64(s.length) != rows {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rows)
 			}
 			// Checked before anything is sized from it.
 			p := e.plans[i]
