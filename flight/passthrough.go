@@ -24,12 +24,13 @@ var errStored = errors.New("stored stream")
 //
 // charge is called before each block is sent, with the block's info and
 // whether it is decoded, so that the caller can account for what the block
-// holds until the next call.
-func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
+// holds until the next call. m, when not nil, is the mapping rr reads
+// (NewRawReaderBytes): blocks passed through are sent by reference from it.
+func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, m *fileMap, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
 	if !ap {
 		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(rr.Schema()))
 		defer iw.Close()
-		err := eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
+		err := eachStored(rr, nil, nil, func(b codec.RawBlock, _ *sendBlock) error {
 			info, err := codec.ReadBlockInfo(b.Bytes)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errStored, err)
@@ -56,7 +57,7 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 	if err != nil {
 		return err
 	}
-	err = eachStored(rr, w, func(b codec.RawBlock, sb *sendBlock) error {
+	err = eachStored(rr, m, w, func(b codec.RawBlock, sb *sendBlock) error {
 		info, err := codec.ReadBlockInfo(b.Bytes)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errStored, err)
@@ -81,14 +82,15 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 	return w.Close()
 }
 
-// eachStored calls f with every block of rr, read into a pooled buffer
-// held by a sendBlock (when w sends through gRPC's own stream) that gRPC
-// may keep a reference to.
-func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBlock) error) error {
+// eachStored calls f with every block of rr, held by a sendBlock that gRPC
+// may keep a reference to when w sends through gRPC's own stream: a slice
+// of m, the mapping rr reads, if not nil, or else a pooled buffer the block
+// is read into.
+func eachStored(rr *codec.RawReader, m *fileMap, w *Writer, f func(codec.RawBlock, *sendBlock) error) error {
 	last := 0
 	for {
 		var dst []byte
-		pooled := w != nil && w.raw != nil
+		pooled := m == nil && w != nil && w.raw != nil
 		if pooled {
 			dst = blocks.get(last + last/8)
 		}
@@ -101,7 +103,10 @@ func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBloc
 		}
 		last = len(b.Bytes)
 		var sb *sendBlock
-		if pooled {
+		switch {
+		case m != nil && w != nil && w.raw != nil:
+			sb = m.block(b.Bytes)
+		case pooled:
 			sb = newSendBlock(b.Bytes)
 		}
 		err = f(b, sb)

@@ -72,14 +72,15 @@ func getBlocks(ctx context.Context, c aflight.Client, key string, comp codec.Com
 func TestPassThrough(t *testing.T) {
 	recs := lineitemBatches(3000, 1, 5000)
 	defer batches.Release(recs)
-	for _, side := range []string{"standard", "codec"} {
+	for _, side := range []string{"standard", "codec", "codec-nomap"} {
 		t.Run(side, func(t *testing.T) {
-			if side == "codec" {
+			if side != "standard" {
 				withTransport(t, GRPCServerOptions(), GRPCDialOptions())
 			} else {
 				withTransport(t, GRPCServerOptions(WithStandardCodec()), GRPCDialOptions(WithStandardCodec()))
 			}
 			ts := startServer(t, nil, codec.WithCompression(codec.LZ4))
+			ts.store.noMap = side == "codec-nomap"
 			c := dial(t, ts.addr)
 			ctx := testCtx(t, 60*time.Second)
 			// What the Writer sends: the blocks a codec.Writer writes.
@@ -131,9 +132,20 @@ func TestPassThrough(t *testing.T) {
 // A stored block damaged on disk: passed through, the client's Reader
 // finds the checksum wrong; converted, the server reports DataLoss.
 func TestPassThroughDamagedStore(t *testing.T) {
+	for _, noMap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "mapped", true: "read"}[noMap], func(t *testing.T) {
+			testPassThroughDamaged(t, noMap)
+		})
+	}
+}
+
+// testPassThroughDamaged is TestPassThroughDamagedStore with the server's
+// files mapped or read.
+func testPassThroughDamaged(t *testing.T, noMap bool) {
 	recs := lineitemBatches(2000, 2000)
 	defer batches.Release(recs)
 	ts := startServer(t, nil)
+	ts.store.noMap = noMap
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 60*time.Second)
 	if err := put(ctx, c, []string{"dmg"}, recs[0].Schema(), recs); err != nil {
@@ -160,4 +172,14 @@ func TestPassThroughDamagedStore(t *testing.T) {
 	if status.Code(err) != codes.DataLoss {
 		t.Fatalf("as IPC: %v, want DataLoss", err)
 	}
+	// Cut short in the last block: a frame claiming more than the file
+	// holds is DataLoss, mapped or read, and nothing is left mapped.
+	if err := os.WriteFile(path, data[:len(data)-200], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = getBlocks(ctx, c, "dmg", codec.None)
+	if status.Code(err) != codes.DataLoss {
+		t.Fatalf("truncated: %v, want DataLoss", err)
+	}
+	waitLive(t)
 }
