@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // A RawBlock is one block of a stream as its frame holds it: the bytes of
@@ -160,6 +161,17 @@ func (r *RawReader) Decode(b RawBlock) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	return r.rd.dec.Decode(b.Bytes)
+}
+
+// DecodeBuffer is Decode for a block held in a reference-counted buffer,
+// whose CRC32C is crc: the batch's arrays retain buf while they alias it
+// (see Decoder.DecodeBuffer), so its memory is given back only once the
+// last of them is released. The caller keeps its own reference to buf.
+func (r *RawReader) DecodeBuffer(buf *memory.Buffer, crc uint32) (arrow.RecordBatch, error) {
+	if err := (RawBlock{Bytes: buf.Bytes(), CRC: crc}).Verify(); err != nil {
+		return nil, err
+	}
+	return r.rd.dec.DecodeBuffer(buf)
 }
 
 // A RawWriter writes an arrowpack stream of blocks encoded already, with

@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // rawSources are the two ways of reading a stream as raw blocks: from an
@@ -271,5 +273,42 @@ func TestRawStreamClaimedLength(t *testing.T) {
 	}
 	if n > 1<<20 {
 		t.Fatalf("%d bytes allocated for a %d-byte stream", n, len(d))
+	}
+}
+
+// freeCounter is an allocator whose Free counts the buffers given back.
+type freeCounter struct{ freed int }
+
+func (f *freeCounter) Allocate(n int) []byte             { return make([]byte, n) }
+func (f *freeCounter) Reallocate(n int, b []byte) []byte { return append(b[:0:0], b...)[:n] }
+func (f *freeCounter) Free([]byte)                       { f.freed++ }
+
+// DecodeBuffer checks the checksum, and the batch it decodes keeps the
+// buffer until its last array is released.
+func TestRawDecodeBuffer(t *testing.T) {
+	_, schema, recs := seededBatches(t, 82, 3, 1, 1)
+	data := writeStream(t, schema, recs)
+	r, blocks, err := readRaw(t, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blocks[0]
+	fc := &freeCounter{}
+	buf := memory.NewBufferWithAllocator(append(alignedBytes(len(b.Bytes))[:0], b.Bytes...), fc)
+	if _, err := r.DecodeBuffer(buf, b.CRC^1); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a wrong checksum: %v, want ErrCorrupt", err)
+	}
+	rec, err := r.DecodeBuffer(buf, b.CRC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, recs[0], rec, r.Schema())
+	buf.Release()
+	if fc.freed != 0 {
+		t.Fatal("the buffer was given back while the batch aliases it")
+	}
+	rec.Release()
+	if fc.freed != 1 {
+		t.Fatalf("the buffer was given back %d times after the batch's release, want 1", fc.freed)
 	}
 }

@@ -183,3 +183,39 @@ func testPassThroughDamaged(t *testing.T, noMap bool) {
 	}
 	waitLive(t)
 }
+
+// A server whose codec options coalesce (WithBlockRows) converting stored
+// uncompressed blocks for a client asking for LZ4: the batches decoded from
+// the stored blocks, held by the coalescing Writer until its block is full,
+// keep their rows, whether the file is mapped or read into pooled buffers
+// (which the next block must not reuse while a batch aliases them).
+func TestConvertCoalescing(t *testing.T) {
+	recs := lineitemBatches(1000)
+	defer batches.Release(recs)
+	small := pieces(recs[0], 100)
+	defer batches.Release(small)
+	withTransport(t, GRPCServerOptions(), GRPCDialOptions())
+	for _, noMap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "mapped", true: "read"}[noMap], func(t *testing.T) {
+			ts := startServer(t, nil, codec.WithBlockRows(1000))
+			ts.store.noMap = noMap
+			c := dial(t, ts.addr)
+			ctx := testCtx(t, 60*time.Second)
+			if err := put(ctx, c, []string{"co"}, recs[0].Schema(), small); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(storedBlocks(t, ts, "co")); n != len(small) {
+				t.Fatalf("%d blocks stored, want %d", n, len(small))
+			}
+			got, err := get(ctx, c, []string{"co"}, true, codec.LZ4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if off := checkRowsInOrder(t, got, recs[0]); off != 1000 {
+				t.Fatalf("%d rows, want 1000", off)
+			}
+			batches.Release(got)
+			waitLive(t)
+		})
+	}
+}
