@@ -150,6 +150,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
+	ck := checker{dicts: &c.checked} // a dictionary the batches share is checked once
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
@@ -163,7 +164,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
 			}
 			// Checked before anything is sized from it.
-			if f := (checker{}).array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
+			if f := ck.array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
 				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 			}
 			s := &c.segs[i*k+r]
