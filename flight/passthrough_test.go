@@ -219,3 +219,42 @@ func TestConvertCoalescing(t *testing.T) {
 		})
 	}
 }
+
+// A client may ask for any of the codec's compressions: MinLZ and Light
+// blocks are converted to (or, stored so, passed through) like LZ4's.
+func TestAcceptEveryCompression(t *testing.T) {
+	recs := lineitemBatches(2000, 500)
+	defer batches.Release(recs)
+	ts := startServer(t, nil)
+	c := dial(t, ts.addr)
+	ctx := testCtx(t, 60*time.Second)
+	if err := put(ctx, c, []string{"all"}, recs[0].Schema(), recs, codec.WithCompression(codec.MinLZ)); err != nil {
+		t.Fatal(err)
+	}
+	stored := storedBlocks(t, ts, "all")
+	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd, codec.MinLZ, codec.Light} {
+		blocks, err := getBlocks(ctx, c, "all", comp)
+		if err != nil {
+			t.Fatalf("%s: %v", comp, err)
+		}
+		for i, b := range blocks {
+			info, err := codec.ReadBlockInfo(b.Bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comp != codec.None && info.Compression != comp && info.Compression != codec.None {
+				t.Fatalf("%s: block %d is %s", comp, i, info.Compression)
+			}
+			if same := bytes.Equal(b.Bytes, stored[i].Bytes); same != (comp == codec.MinLZ) {
+				t.Fatalf("%s: block %d sent as stored: %v", comp, i, same)
+			}
+		}
+		got, err := get(ctx, c, []string{"all"}, true, comp)
+		if err != nil {
+			t.Fatalf("%s: %v", comp, err)
+		}
+		checkEqual(t, got, recs)
+		batches.Release(got)
+	}
+	waitLive(t)
+}
