@@ -267,6 +267,9 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 		sh.release()
 	}
 	if err := r.Err(); err != nil {
+		if errors.Is(err, errOverLimit) {
+			return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s sent more than the server's -max-block of %d bytes: %v", key, s.maxBlock, err)
+		}
 		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
 	if err := w.Close(); err != nil {
