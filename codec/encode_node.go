@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack"
 )
@@ -85,40 +84,27 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
 func (s *seg) set(d arrow.ArrayData, off, n int) {
+	h := headOf(d)
+	s.setHead(d, &h, off, n)
+}
+
+// setHead is set of d, whose head h the caller has read (with many small
+// batches the walk over the arrays is mostly waiting on memory, and reading
+// each header once, through arrow-go's concrete type, lets more overlap).
+func (s *seg) setHead(d arrow.ArrayData, h *arrayHead, off, n int) {
 	s.d = d
-	s.bm, s.b1, s.b2, s.nulls = nil, nil, nil, 0
-	// Through the concrete type when it is arrow-go's, whose getters then
-	// inline: with the arrays of many small batches this walk is mostly
-	// waiting on memory, and fewer instructions let more of it overlap.
-	var bufs []*memory.Buffer
-	var doff, dlen int
-	ad, concrete := d.(*array.Data)
-	if concrete {
-		bufs, doff, dlen = ad.Buffers(), ad.Offset(), ad.Len()
-	} else {
-		bufs, doff, dlen = d.Buffers(), d.Offset(), d.Len()
-	}
 	if n < 0 {
-		off, n = doff, dlen
+		off, n = h.base, h.length
 	}
 	s.off, s.n = off, n
-	if len(bufs) > 0 && bufs[0] != nil {
-		if concrete {
-			s.nulls = ad.NullN()
-		} else {
-			s.nulls = d.NullN()
-		}
+	s.b1, s.b2, s.bm, s.nulls = h.b1, h.b2, nil, 0
+	if h.bm != nil {
+		s.nulls = h.nulls
 		if s.nulls != 0 {
-			s.bm = bufs[0].Bytes()
+			s.bm = h.bm
 		}
 	}
-	if len(bufs) > 1 {
-		s.b1 = bytesOf(bufs[1])
-	}
-	if len(bufs) > 2 {
-		s.b2 = bytesOf(bufs[2])
-	}
-	s.whole = off == doff && n == dlen
+	s.whole = off == h.base && n == h.length
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to

@@ -150,6 +150,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
+	var h arrayHead
 	ck := checker{dicts: &c.checked} // a dictionary the batches share is checked once
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
@@ -160,15 +161,18 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 		}
 		for i, col := range cols {
 			d := col.Data()
-			if int64(d.Len()) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
+			h.read(d)
+			if int64(h.length) != rec.NumRows() {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, h.length, rec.NumRows())
 			}
 			// Checked before anything is sized from it.
-			if f := ck.array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
-				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+			if p := e.plans[i]; !h.plainFixed(p) {
+				if f := ck.arrayOf(p, d, &h, h.base, h.length); f != nil {
+					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+				}
 			}
 			s := &c.segs[i*k+r]
-			s.set(d, -1, -1)
+			s.setHead(d, &h, -1, -1)
 			c.est += s.estimate(e.plans[i])
 		}
 	}
