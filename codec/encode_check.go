@@ -101,7 +101,12 @@ func childName(dt arrow.DataType, i int) string {
 // that dictionary indices are in range. It checks all the rest, and
 // everything any allocation is sized from, first. With deep set it checks
 // everything, to name the column and row of a fault the writer found.
-type checker struct{ deep bool }
+// With dicts, it checks a dictionary that the last array of its column
+// shared only once (see dictsChecked).
+type checker struct {
+	deep  bool
+	dicts *dictsChecked
+}
 
 // array checks rows [off, off+n) of d (off in d's buffer coordinates,
 // d.Offset() included) following p: that its buffers hold them, its null
@@ -548,13 +553,19 @@ func (k checker) dict(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.B
 		return faultf(0, "no dictionary")
 	}
 	idx := b1[off*p.width : (off+n)*p.width]
-	if !k.deep {
-		return k.child(p, 0, dict, dict.Offset(), dict.Len())
+	if k.deep {
+		if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), h.validBits(), off); i >= 0 {
+			return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
+		}
 	}
-	if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), h.validBits(), off); i >= 0 {
-		return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
+	if k.dicts.has(p, dict) {
+		return nil
 	}
-	return k.child(p, 0, dict, dict.Offset(), dict.Len())
+	if f := k.child(p, 0, dict, dict.Offset(), dict.Len()); f != nil {
+		return f
+	}
+	k.dicts.add(p, dict)
+	return nil
 }
 
 // runEnds checks the run ends (no nulls, positive, strictly

@@ -42,6 +42,8 @@ type encoding struct {
 	dicts []arrow.Array // dictionaries unified for the block, released by reset
 	est   int           // a low guess of the block's size: see seg.estimate
 	gbuf  []byte        // transposing the values of several segs: their concatenation
+	// The dictionaries checked whole for the block (gather's checker).
+	checked dictsChecked
 }
 
 // reset forgets everything c refers to, so that a pooled encoding keeps no
@@ -55,6 +57,7 @@ func (c *encoding) reset() {
 	}
 	clear(c.dicts)
 	c.dicts = c.dicts[:0]
+	c.checked.reset()
 	c.w = writer{}
 }
 

@@ -150,6 +150,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
+	ck := checker{dicts: &c.checked} // a dictionary the batches share is checked once
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
@@ -168,7 +169,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			// Checked before anything is sized from it.
 			p := e.plans[i]
 			if !s.plainFixed(p) {
-				if f := (checker{}).arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
+				if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
 					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 				}
 			}

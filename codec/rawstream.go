@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // A RawBlock is one block of a stream as its frame holds it: the bytes of
@@ -37,7 +38,33 @@ func (b RawBlock) Verify() error {
 // the blocks themselves: Decode, RawBlock.Verify and ReadBlockInfo check
 // them on demand. A RawReader is not safe for concurrent use.
 type RawReader struct {
-	rd *Reader
+	rd  *Reader
+	mem *memSource // the stream, when it is held in memory (NewRawReaderBytes)
+}
+
+// memSource is a stream held in memory, read from the start.
+type memSource struct {
+	data []byte
+	off  int
+}
+
+func (m *memSource) Read(p []byte) (int, error) {
+	if m.off == len(m.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.data[m.off:])
+	m.off += n
+	return n, nil
+}
+
+// take returns the next n bytes, not copied, or false when fewer are left.
+func (m *memSource) take(n uint64) ([]byte, bool) {
+	if n > uint64(len(m.data)-m.off) {
+		return nil, false
+	}
+	b := m.data[m.off : m.off+int(n) : m.off+int(n)]
+	m.off += int(n)
+	return b, true
 }
 
 // NewRawReader reads the stream header from r and returns a RawReader for
@@ -50,13 +77,29 @@ func NewRawReader(r io.Reader, opts ...Option) (*RawReader, error) {
 	return &RawReader{rd: rd}, nil
 }
 
+// NewRawReaderBytes returns a RawReader of the stream (or streams) held in
+// data: a file mapped into memory, say. The blocks Next returns are slices
+// of data, not copies, whatever buffer it is given, with their capacity cut
+// at their end; nothing writes to data, so it may be mapped read-only. Options
+// and checks are NewRawReader's: a frame claiming more bytes than data
+// holds is ErrCorrupt, as a truncated stream.
+func NewRawReaderBytes(data []byte, opts ...Option) (*RawReader, error) {
+	src := &memSource{data: data}
+	rd, err := NewReader(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &RawReader{rd: rd, mem: src}, nil
+}
+
 // Schema returns the stream's schema.
 func (r *RawReader) Schema() *arrow.Schema { return r.rd.schema }
 
 // Next reads the next block, into dst when its capacity is enough and into
 // new memory otherwise (allocated as the bytes arrive, as a Reader does, not
-// from the length the frame claims). At the clean end of the input it returns io.EOF;
-// a malformed frame, a truncated stream or a read error end the reading
+// from the length the frame claims); from a RawReader of NewRawReaderBytes
+// it returns a slice of its bytes instead. At the clean end of the input it
+// returns io.EOF; a malformed frame, a truncated stream or a read error end the reading
 // with an error (wrapping ErrCorrupt for the first two) that every later
 // call returns. The block's bytes are not checked.
 func (r *RawReader) Next(dst []byte) (RawBlock, error) {
@@ -81,44 +124,26 @@ func (r *RawReader) Next(dst []byte) (RawBlock, error) {
 // followed by another stream, or io.EOF at the end of the input.
 func (r *RawReader) frame(dst []byte) (RawBlock, error) {
 	rd := r.rd
-	var fh [frameHeaderSize]byte
-	if err := rd.readFull(fh[:], "frame header"); err != nil {
+	n, crc, err := rd.frameHeader()
+	if err != nil || n == 0 {
 		return RawBlock{}, err
 	}
-	n := binary.LittleEndian.Uint64(fh[:])
-	if n == 0 {
-		if count := binary.LittleEndian.Uint64(fh[8:]); count != rd.blocks {
-			return RawBlock{}, corruptf("end frame counts %d blocks, the stream held %d", count, rd.blocks)
+	if r.mem != nil {
+		buf, ok := r.mem.take(n)
+		if !ok {
+			left := len(r.mem.data) - r.mem.off
+			r.mem.off = len(r.mem.data)
+			return RawBlock{}, corruptf("stream truncated in a block (%d of %d bytes)", left, n)
 		}
-		var magic [4]byte
-		if n, err := io.ReadFull(rd.r, magic[:]); err != nil {
-			switch {
-			case err == io.EOF:
-				return RawBlock{}, io.EOF
-			case err == io.ErrUnexpectedEOF:
-				return RawBlock{}, corruptf("%d stray bytes after an end frame", n)
-			default:
-				return RawBlock{}, fmt.Errorf("reading after an end frame: %w", err)
-			}
-		}
-		if _, err := rd.readStreamHeader(magic[:]); err != nil {
-			return RawBlock{}, err
-		}
-		rd.blocks = 0
-		return RawBlock{}, nil
-	}
-	if binary.LittleEndian.Uint32(fh[12:]) != 0 {
-		return RawBlock{}, corruptf("frame header has nonzero reserved bytes")
-	}
-	if n < headerSize || n%8 != 0 || n > uint64(rd.cfg.maxBlock)+headerSize {
-		return RawBlock{}, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, rd.cfg.maxBlock+headerSize)
+		rd.read += int64(n)
+		return RawBlock{Bytes: buf, CRC: crc}, nil
 	}
 	if uint64(cap(dst)) >= n {
 		buf := dst[:n]
 		if err := rd.readFull(buf, "block"); err != nil {
 			return RawBlock{}, err
 		}
-		return RawBlock{Bytes: buf, CRC: binary.LittleEndian.Uint32(fh[8:])}, nil
+		return RawBlock{Bytes: buf, CRC: crc}, nil
 	}
 	// Into new memory as the bytes arrive, as a Reader reads a block, not
 	// sized from the length the frame claims.
@@ -126,7 +151,7 @@ func (r *RawReader) frame(dst []byte) (RawBlock, error) {
 	if err != nil {
 		return RawBlock{}, err
 	}
-	return RawBlock{Bytes: buf, CRC: binary.LittleEndian.Uint32(fh[8:])}, nil
+	return RawBlock{Bytes: buf, CRC: crc}, nil
 }
 
 // Decode verifies b's checksum and decodes it with the stream's Decoder
@@ -136,6 +161,17 @@ func (r *RawReader) Decode(b RawBlock) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	return r.rd.dec.Decode(b.Bytes)
+}
+
+// DecodeBuffer is Decode for a block held in a reference-counted buffer,
+// whose CRC32C is crc: the batch's arrays retain buf while they alias it
+// (see Decoder.DecodeBuffer), so its memory is given back only once the
+// last of them is released. The caller keeps its own reference to buf.
+func (r *RawReader) DecodeBuffer(buf *memory.Buffer, crc uint32) (arrow.RecordBatch, error) {
+	if err := (RawBlock{Bytes: buf.Bytes(), CRC: crc}).Verify(); err != nil {
+		return nil, err
+	}
+	return r.rd.dec.DecodeBuffer(buf)
 }
 
 // A RawWriter writes an arrowpack stream of blocks encoded already, with
@@ -176,19 +212,32 @@ func (w *RawWriter) WriteBlock(block []byte, crc uint32) error {
 	if len(block) < headerSize || len(block)%8 != 0 {
 		return fmt.Errorf("%w: a block of %d bytes: not a whole block", ErrInvalidBatch, len(block))
 	}
-	var fh [frameHeaderSize]byte
-	binary.LittleEndian.PutUint64(fh[:], uint64(len(block)))
-	binary.LittleEndian.PutUint32(fh[8:], crc)
-	if _, err := w.w.Write(fh[:]); err != nil {
-		w.err = err
-		return err
-	}
-	if _, err := w.w.Write(block); err != nil {
+	if err := writeFrame(w.w, block, crc); err != nil {
 		w.err = err
 		return err
 	}
 	w.blocks++
 	return nil
+}
+
+// writeFrame writes a frame holding block, whose CRC32C is crc.
+func writeFrame(w io.Writer, block []byte, crc uint32) error {
+	var fh [frameHeaderSize]byte
+	binary.LittleEndian.PutUint64(fh[:], uint64(len(block)))
+	binary.LittleEndian.PutUint32(fh[8:], crc)
+	if _, err := w.Write(fh[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(block)
+	return err
+}
+
+// writeEndFrame writes the end frame of a stream of blocks blocks.
+func writeEndFrame(w io.Writer, blocks uint64) error {
+	var end [frameHeaderSize]byte
+	binary.LittleEndian.PutUint64(end[8:], blocks)
+	_, err := w.Write(end[:])
+	return err
 }
 
 // Close writes the end frame. It does not close the underlying writer;
@@ -201,11 +250,6 @@ func (w *RawWriter) Close() error {
 		return nil
 	}
 	w.closed = true
-	var end [frameHeaderSize]byte
-	binary.LittleEndian.PutUint64(end[8:], w.blocks)
-	if _, err := w.w.Write(end[:]); err != nil {
-		w.err = err
-		return err
-	}
-	return nil
+	w.err = writeEndFrame(w.w, w.blocks)
+	return w.err
 }

@@ -6,12 +6,29 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
+
+// rawSources are the two ways of reading a stream as raw blocks: from an
+// io.Reader and from memory.
+var rawSources = map[string]func([]byte) (*RawReader, error){
+	"reader": func(d []byte) (*RawReader, error) { return NewRawReader(bytes.NewReader(d)) },
+	"bytes":  func(d []byte) (*RawReader, error) { return NewRawReaderBytes(d) },
+}
 
 // readRaw reads every block of a stream with a RawReader.
 func readRaw(t *testing.T, data []byte) (*RawReader, []RawBlock, error) {
 	t.Helper()
-	r, err := NewRawReader(bytes.NewReader(data))
+	return readRawFrom(t, data, rawSources["reader"])
+}
+
+// readRawFrom reads every block of a stream with the RawReader open
+// returns.
+func readRawFrom(t *testing.T, data []byte, open func([]byte) (*RawReader, error)) (*RawReader, []RawBlock, error) {
+	t.Helper()
+	r, err := open(data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,41 +63,90 @@ func firstFrame(t *testing.T, data []byte) (int, RawBlock) {
 // A stream read as raw blocks and written back with a RawWriter is the
 // same bytes, and each raw block decodes to the batch written.
 func TestRawStreamRoundTrip(t *testing.T) {
-	for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
-		_, schema, recs := seededBatches(t, uint64(c)+70, 4, 3, 5)
-		data := writeStream(t, schema, recs, WithCompression(c))
-		r, blocks, err := readRaw(t, data)
+	for src, open := range rawSources {
+		for _, c := range []Compression{None, LZ4, Zstd, MinLZ} {
+			testRawRoundTrip(t, src, open, c)
+		}
+	}
+}
+
+// testRawRoundTrip is TestRawStreamRoundTrip of one source and
+// compression.
+func testRawRoundTrip(t *testing.T, src string, open func([]byte) (*RawReader, error), c Compression) {
+	_, schema, recs := seededBatches(t, uint64(c)+70, 4, 3, 5)
+	data := writeStream(t, schema, recs, WithCompression(c))
+	r, blocks, err := readRawFrom(t, data, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != len(recs) {
+		t.Fatalf("%s %s: %d raw blocks, %d batches written", src, c, len(blocks), len(recs))
+	}
+	var out bytes.Buffer
+	w, err := NewRawWriter(&out, r.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range blocks {
+		if err := b.Verify(); err != nil {
+			t.Fatalf("%s %s block %d: %v", src, c, i, err)
+		}
+		rec, err := r.Decode(b)
+		if err != nil {
+			t.Fatalf("%s %s block %d: %v", src, c, i, err)
+		}
+		checkSame(t, recs[i], rec, r.Schema())
+		rec.Release()
+		if err := w.WriteBlock(b.Bytes, b.CRC); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), data) {
+		t.Fatalf("%s %s: the RawWriter's stream differs from the Writer's", src, c)
+	}
+}
+
+// A RawReader of bytes hands out slices of them, each ending at its block
+// (so appending to one cannot overwrite the next frame), through
+// concatenated streams, whatever buffer Next is given.
+func TestRawReaderBytesAliases(t *testing.T) {
+	_, schema, recs := seededBatches(t, 81, 3, 2, 3)
+	one := writeStream(t, schema, recs)
+	data := append(bytes.Clone(one), one...)
+	r, err := NewRawReaderBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 0, 1<<20)
+	n := 0
+	for {
+		b, err := r.Next(dst)
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(blocks) != len(recs) {
-			t.Fatalf("%s: %d raw blocks, %d batches written", c, len(blocks), len(recs))
+		off := int(uintptr(unsafe.Pointer(&b.Bytes[0])) - uintptr(unsafe.Pointer(&data[0])))
+		if off < 0 || off+len(b.Bytes) > len(data) {
+			t.Fatalf("block %d is not a slice of the stream's bytes", n)
 		}
-		var out bytes.Buffer
-		w, err := NewRawWriter(&out, r.Schema())
-		if err != nil {
+		if cap(b.Bytes) != len(b.Bytes) {
+			t.Fatalf("block %d: capacity %d past its %d bytes", n, cap(b.Bytes), len(b.Bytes))
+		}
+		if got := binary.LittleEndian.Uint64(data[off-frameHeaderSize:]); got != uint64(len(b.Bytes)) {
+			t.Fatalf("block %d at offset %d: its frame says %d bytes, got %d", n, off, got, len(b.Bytes))
+		}
+		if err := b.Verify(); err != nil {
 			t.Fatal(err)
 		}
-		for i, b := range blocks {
-			if err := b.Verify(); err != nil {
-				t.Fatalf("%s block %d: %v", c, i, err)
-			}
-			rec, err := r.Decode(b)
-			if err != nil {
-				t.Fatalf("%s block %d: %v", c, i, err)
-			}
-			checkSame(t, recs[i], rec, r.Schema())
-			rec.Release()
-			if err := w.WriteBlock(b.Bytes, b.CRC); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(out.Bytes(), data) {
-			t.Fatalf("%s: the RawWriter's stream differs from the Writer's", c)
-		}
+		n++
+	}
+	if n != 2*len(recs) {
+		t.Fatalf("%d blocks, want %d", n, 2*len(recs))
 	}
 }
 
@@ -137,10 +203,15 @@ func TestRawStreamCorrupt(t *testing.T) {
 		"truncated":          data[:len(data)-20],
 		"block count":        set(len(data)-8, 7),
 	}
-	for name, d := range cases {
-		_, _, err := readRaw(t, d)
-		if !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+	// A frame claiming a little more than the stream holds, at its end.
+	cut := data[:frame+frameHeaderSize+len(first.Bytes)]
+	cases["claims past the end"] = cut[:len(cut)-8]
+	for src, open := range rawSources {
+		for name, d := range cases {
+			_, _, err := readRawFrom(t, d, open)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s %s: %v, want ErrCorrupt", src, name, err)
+			}
 		}
 	}
 	d := bytes.Clone(data)
@@ -202,5 +273,42 @@ func TestRawStreamClaimedLength(t *testing.T) {
 	}
 	if n > 1<<20 {
 		t.Fatalf("%d bytes allocated for a %d-byte stream", n, len(d))
+	}
+}
+
+// freeCounter is an allocator whose Free counts the buffers given back.
+type freeCounter struct{ freed int }
+
+func (f *freeCounter) Allocate(n int) []byte             { return make([]byte, n) }
+func (f *freeCounter) Reallocate(n int, b []byte) []byte { return append(b[:0:0], b...)[:n] }
+func (f *freeCounter) Free([]byte)                       { f.freed++ }
+
+// DecodeBuffer checks the checksum, and the batch it decodes keeps the
+// buffer until its last array is released.
+func TestRawDecodeBuffer(t *testing.T) {
+	_, schema, recs := seededBatches(t, 82, 3, 1, 1)
+	data := writeStream(t, schema, recs)
+	r, blocks, err := readRaw(t, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blocks[0]
+	fc := &freeCounter{}
+	buf := memory.NewBufferWithAllocator(append(alignedBytes(len(b.Bytes))[:0], b.Bytes...), fc)
+	if _, err := r.DecodeBuffer(buf, b.CRC^1); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a wrong checksum: %v, want ErrCorrupt", err)
+	}
+	rec, err := r.DecodeBuffer(buf, b.CRC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, recs[0], rec, r.Schema())
+	buf.Release()
+	if fc.freed != 0 {
+		t.Fatal("the buffer was given back while the batch aliases it")
+	}
+	rec.Release()
+	if fc.freed != 1 {
+		t.Fatalf("the buffer was given back %d times after the batch's release, want 1", fc.freed)
 	}
 }

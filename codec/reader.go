@@ -144,44 +144,15 @@ func (r *Reader) Release() {
 // next reads one frame: a batch, or nil at an end frame followed by another
 // stream, or io.EOF at the end of the input.
 func (r *Reader) next() (arrow.RecordBatch, error) {
-	var fh [frameHeaderSize]byte
-	if err := r.readFull(fh[:], "frame header"); err != nil {
+	n, crc, err := r.frameHeader()
+	if err != nil || n == 0 {
 		return nil, err
-	}
-	n := binary.LittleEndian.Uint64(fh[:])
-	if n == 0 {
-		if count := binary.LittleEndian.Uint64(fh[8:]); count != r.blocks {
-			return nil, corruptf("end frame counts %d blocks, the stream held %d", count, r.blocks)
-		}
-		// Another stream may follow.
-		var magic [4]byte
-		if n, err := io.ReadFull(r.r, magic[:]); err != nil {
-			switch {
-			case err == io.EOF:
-				return nil, io.EOF
-			case err == io.ErrUnexpectedEOF:
-				return nil, corruptf("%d stray bytes after an end frame", n)
-			default:
-				return nil, fmt.Errorf("reading after an end frame: %w", err)
-			}
-		}
-		if _, err := r.readStreamHeader(magic[:]); err != nil {
-			return nil, err
-		}
-		r.blocks = 0
-		return nil, nil
-	}
-	if binary.LittleEndian.Uint32(fh[12:]) != 0 {
-		return nil, corruptf("frame header has nonzero reserved bytes")
-	}
-	if n < headerSize || n%8 != 0 || n > uint64(r.cfg.maxBlock)+headerSize {
-		return nil, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, r.cfg.maxBlock+headerSize)
 	}
 	buf, err := r.readGrowing(int(n), "block", r.pool.Allocate, r.pool.Free)
 	if err != nil {
 		return nil, err
 	}
-	if got, want := crc32.Checksum(buf, castagnoli), binary.LittleEndian.Uint32(fh[8:]); got != want {
+	if got, want := crc32.Checksum(buf, castagnoli), crc; got != want {
 		r.pool.Free(buf)
 		return nil, corruptf("block %d: checksum %#08x, the frame says %#08x", r.blocks, got, want)
 	}
@@ -197,6 +168,47 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 	}
 	r.blocks++
 	return rec, nil
+}
+
+// frameHeader reads the header of the next frame and checks it. It returns
+// the length and CRC32C of the block the frame holds; or a length of 0 at an
+// end frame followed by another stream (whose header it has read); or
+// io.EOF at the end of the input.
+func (r *Reader) frameHeader() (n uint64, crc uint32, err error) {
+	var fh [frameHeaderSize]byte
+	if err := r.readFull(fh[:], "frame header"); err != nil {
+		return 0, 0, err
+	}
+	n = binary.LittleEndian.Uint64(fh[:])
+	if n == 0 {
+		if count := binary.LittleEndian.Uint64(fh[8:]); count != r.blocks {
+			return 0, 0, corruptf("end frame counts %d blocks, the stream held %d", count, r.blocks)
+		}
+		// Another stream may follow.
+		var magic [4]byte
+		if n, err := io.ReadFull(r.r, magic[:]); err != nil {
+			switch {
+			case err == io.EOF:
+				return 0, 0, io.EOF
+			case err == io.ErrUnexpectedEOF:
+				return 0, 0, corruptf("%d stray bytes after an end frame", n)
+			default:
+				return 0, 0, fmt.Errorf("reading after an end frame: %w", err)
+			}
+		}
+		if _, err := r.readStreamHeader(magic[:]); err != nil {
+			return 0, 0, err
+		}
+		r.blocks = 0
+		return 0, 0, nil
+	}
+	if binary.LittleEndian.Uint32(fh[12:]) != 0 {
+		return 0, 0, corruptf("frame header has nonzero reserved bytes")
+	}
+	if n < headerSize || n%8 != 0 || n > uint64(r.cfg.maxBlock)+headerSize {
+		return 0, 0, corruptf("frame of %d bytes: not a block of at most %d bytes (WithMaxBlockSize)", n, r.cfg.maxBlock+headerSize)
+	}
+	return n, binary.LittleEndian.Uint32(fh[8:]), nil
 }
 
 // readFull fills b from the input; running out is ErrCorrupt (truncation).

@@ -227,14 +227,7 @@ func (w *Writer) writeBlock(recs ...arrow.RecordBatch) error {
 		return err // the stream is still good: nothing was written
 	}
 	w.buf = buf
-	var fh [frameHeaderSize]byte
-	binary.LittleEndian.PutUint64(fh[:], uint64(len(buf)))
-	binary.LittleEndian.PutUint32(fh[8:], crc32.Checksum(buf, castagnoli))
-	if _, err := w.w.Write(fh[:]); err != nil {
-		w.err = err
-		return err
-	}
-	if _, err := w.w.Write(buf); err != nil {
+	if err := writeFrame(w.w, buf, crc32.Checksum(buf, castagnoli)); err != nil {
 		w.err = err
 		return err
 	}
@@ -255,8 +248,6 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.closed = true
-	var end [frameHeaderSize]byte
-	binary.LittleEndian.PutUint64(end[8:], w.blocks)
-	_, w.err = w.w.Write(end[:])
+	w.err = writeEndFrame(w.w, w.blocks)
 	return w.err
 }

@@ -66,6 +66,8 @@ var (
 	benchBuffers       = flag.Int("flight.buffers", DefaultReadBufferSize, "gRPC read and write buffer size of the DoGet benchmark's both ends (0: gRPC's default)")
 	benchWindow        = flag.Int("flight.window", 0, "gRPC stream and connection window of the DoGet benchmark's both ends (0: dynamic)")
 	benchZeroing       = flag.Bool("flight.zeroing", false, "use gRPC's zeroing default buffer pool in the DoGet benchmark")
+	benchLevel         = flag.Int("flight.level", 0, "compression level of the DoGet benchmark's arrowpack ways (codec.WithCompressionLevel; IPC has none)")
+	benchConcurrency   = flag.Int("flight.concurrency", 1, "goroutines per block compressing in the DoGet benchmark's arrowpack (codec.WithConcurrency) and IPC (ipc.WithCompressConcurrency) ways")
 	benchServerProfile = flag.String("flight.serverprofile", "", "write the benchmark server's CPU profile to this file")
 )
 
@@ -196,13 +198,14 @@ func (s *benchServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 		}
 		return aw.Close()
 	case "arrowpack":
-		aw, err := NewWriter(stream, schema, codec.WithCompression(comp))
+		aw, err := NewWriter(stream, schema, codec.WithCompression(comp),
+			codec.WithCompressionLevel(*benchLevel), codec.WithConcurrency(*benchConcurrency))
 		if err != nil {
 			return err
 		}
 		w = aw
 	case "ipc":
-		opts, err := measure.IPCOptions(schema, comp, 1)
+		opts, err := measure.IPCOptions(schema, comp, *benchConcurrency)
 		if err != nil {
 			return err
 		}
@@ -364,6 +367,7 @@ var benchChild struct {
 func startBenchServer(b *testing.B) []string {
 	benchChild.once.Do(func() {
 		cmd := exec.Command(os.Args[0], "-test.run=^$", "-flight.buffers="+strconv.Itoa(*benchBuffers),
+			"-flight.level="+strconv.Itoa(*benchLevel), "-flight.concurrency="+strconv.Itoa(*benchConcurrency),
 			"-flight.window="+strconv.Itoa(*benchWindow), "-flight.zeroing="+strconv.FormatBool(*benchZeroing))
 		cmd.Env = append(os.Environ(), benchEnv+"=1")
 		if *benchServerProfile != "" {
@@ -475,11 +479,15 @@ func BenchmarkDoGet(b *testing.B) {
 // BenchmarkStoredDoGet measures the Server's DoGet of a stored stream (the
 // same 200 batches) to a client asking for the stored compression, whose
 // blocks pass through, against decoding and encoding every block again (the
-// Server's DoGet before pass-through), interleaved as BenchmarkDoGet.
+// Server's DoGet before pass-through) and against the floor (the blocks
+// sent from memory, what the transport alone costs), interleaved as
+// BenchmarkDoGet.
 func BenchmarkStoredDoGet(b *testing.B) {
-	benchRounds(b, []string{"stored", "reencode"}, []benchRatio{
-		{"stored/reencode-server-CPU", "stored", "reencode", func(r benchRun) float64 { return r.srvCPU }},
+	srvCPU := func(r benchRun) float64 { return r.srvCPU }
+	benchRounds(b, []string{"stored", "reencode", "floor"}, []benchRatio{
+		{"stored/reencode-server-CPU", "stored", "reencode", srvCPU},
 		{"stored/reencode-rows/s", "stored", "reencode", benchSpeed},
+		{"stored/floor-server-CPU", "stored", "floor", srvCPU},
 	})
 }
 

@@ -64,11 +64,13 @@ type sendMsg struct {
 }
 
 // sendBlock is a block being sent, shared by the FlightData of its parts
-// and the Writer: its buffer goes back to the pool at the last release. It
-// is the mem.BufferPool of the gRPC buffers that alias it.
+// and the Writer: its buffer goes back to the pool at the last release
+// (or, for a block of a mapped file, its reference to the mapping is
+// released). It is the mem.BufferPool of the gRPC buffers that alias it.
 type sendBlock struct {
 	buf  []byte
 	refs atomic.Int32
+	m    *fileMap // the mapping buf is a slice of, or nil for a pooled buf
 }
 
 // liveBlocks counts the sendBlocks not yet given back and the received
@@ -87,7 +89,12 @@ func (s *sendBlock) retain() { s.refs.Add(1) }
 
 func (s *sendBlock) release() {
 	if s.refs.Add(-1) == 0 {
-		blocks.put(s.buf)
+		if s.m != nil {
+			s.m.release()
+			s.m = nil
+		} else {
+			blocks.put(s.buf)
+		}
 		s.buf = nil
 		liveBlocks.Add(-1)
 	}

@@ -20,12 +20,13 @@ func withTransport(t *testing.T, so []grpc.ServerOption, do []grpc.DialOption) {
 	t.Cleanup(func() { testServerOpts, testDialOpts = oldS, oldD })
 }
 
-// waitLive waits for every block the codec handed out to come back.
+// waitLive waits for every block the codec handed out to come back, and
+// every stored file mapped to be unmapped.
 func waitLive(t *testing.T) {
 	t.Helper()
-	for i := 0; liveBlocks.Load() != 0; i++ {
+	for i := 0; liveBlocks.Load() != 0 || liveMaps.Load() != 0; i++ {
 		if i == 1000 {
-			t.Fatalf("%d blocks or bodies never given back", liveBlocks.Load())
+			t.Fatalf("%d blocks or bodies never given back, %d files never unmapped", liveBlocks.Load(), liveMaps.Load())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -42,6 +42,10 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		m.err = fmt.Errorf("%w: arrowpack flight: FlightData without an IPC header where an IPC message was expected", codec.ErrCorrupt)
 		return nil, m.err
 	}
+	if len(fd.DataBody) > m.r.maxBlock {
+		m.err = m.r.overLimit(fmt.Sprintf("an IPC message with a body of %d bytes", len(fd.DataBody)))
+		return nil, m.err
+	}
 	m.meta = fd.AppMetadata
 	return ipc.NewMessage(memory.NewBufferBytes(fd.DataHeader), memory.NewBufferBytes(fd.DataBody)), nil
 }
@@ -65,15 +69,21 @@ func messageType(fd *aflight.FlightData) (name string) {
 // bytes one batch allocates are capped, and going over the cap panics (which
 // the Reader turns into an error) before any memory is taken.
 type cappedAllocator struct {
-	mem   memory.Allocator
-	limit int64
-	used  atomic.Int64
+	mem    memory.Allocator
+	limit  int64
+	used   atomic.Int64
+	passed atomic.Bool // the limit was passed since the last reset
 }
 
-func (a *cappedAllocator) reset() { a.used.Store(0) }
+func (a *cappedAllocator) reset() { a.used.Store(0); a.passed.Store(false) }
+
+// over reports whether an allocation since the last reset would have
+// passed the limit.
+func (a *cappedAllocator) over() bool { return a.passed.Load() }
 
 func (a *cappedAllocator) take(n int) {
 	if n > 0 && a.used.Add(int64(n)) > a.limit {
+		a.passed.Store(true)
 		panic(fmt.Sprintf("IPC batch needs more than %d bytes of buffers", a.limit))
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 // MetadataKey is the gRPC metadata (request header) with which a client
 // asks a Server for arrowpack blocks instead of Arrow IPC. Its value names
-// the compression wanted: "none", "lz4", "zstd", or "" for the server's
-// choice. A request without it gets standard Arrow IPC, which every Flight
+// the compression wanted, as codec.Compression's String does ("none",
+// "lz4", "zstd", "minlz", "light"), or is "" for the server's choice. A request without it gets standard Arrow IPC, which every Flight
 // client reads.
 const MetadataKey = "arrowpack-accept"
 
@@ -33,16 +33,19 @@ func accepted(ctx context.Context) (ok bool, c codec.Compression, set bool, err 
 	if len(vals) == 0 {
 		return false, 0, false, nil
 	}
-	switch v := strings.ToLower(strings.TrimSpace(vals[len(vals)-1])); v {
-	case "":
+	v := strings.ToLower(strings.TrimSpace(vals[len(vals)-1]))
+	if v == "" {
 		return true, 0, false, nil
-	case "none":
-		return true, codec.None, true, nil
-	case "lz4":
-		return true, codec.LZ4, true, nil
-	case "zstd":
-		return true, codec.Zstd, true, nil
-	default:
-		return false, 0, false, fmt.Errorf("%w: %s %q: want none, lz4, zstd or empty", codec.ErrUnsupported, MetadataKey, v)
 	}
+	names := make([]string, len(compressions))
+	for i, c := range compressions {
+		if v == c.String() {
+			return true, c, true, nil
+		}
+		names[i] = c.String()
+	}
+	return false, 0, false, fmt.Errorf("%w: %s %q: want %s or empty", codec.ErrUnsupported, MetadataKey, v, strings.Join(names, ", "))
 }
+
+// compressions are the codec's compressions a client may ask for.
+var compressions = []codec.Compression{codec.None, codec.LZ4, codec.Zstd, codec.MinLZ, codec.Light}

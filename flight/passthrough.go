@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 )
 
@@ -24,12 +26,13 @@ var errStored = errors.New("stored stream")
 //
 // charge is called before each block is sent, with the block's info and
 // whether it is decoded, so that the caller can account for what the block
-// holds until the next call.
-func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
+// holds until the next call. m, when not nil, is the mapping rr reads
+// (NewRawReaderBytes): blocks passed through are sent by reference from it.
+func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, m *fileMap, ap bool, comp codec.Compression, set bool, opts []codec.Option, charge func(codec.BlockInfo, bool) error) error {
 	if !ap {
 		iw := aflight.NewRecordWriter(stream, ipc.WithSchema(rr.Schema()))
 		defer iw.Close()
-		err := eachStored(rr, nil, func(b codec.RawBlock, _ *sendBlock) error {
+		err := eachStored(rr, m, nil, func(b codec.RawBlock, sb *sendBlock) error {
 			info, err := codec.ReadBlockInfo(b.Bytes)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errStored, err)
@@ -37,7 +40,7 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 			if err := charge(info, true); err != nil {
 				return err
 			}
-			rec, err := rr.Decode(b)
+			rec, err := decodeStored(rr, b, sb)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errStored, err)
 			}
@@ -56,7 +59,7 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 	if err != nil {
 		return err
 	}
-	err = eachStored(rr, w, func(b codec.RawBlock, sb *sendBlock) error {
+	err = eachStored(rr, m, w, func(b codec.RawBlock, sb *sendBlock) error {
 		info, err := codec.ReadBlockInfo(b.Bytes)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errStored, err)
@@ -68,7 +71,7 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 		if pass {
 			return w.writeRaw(b.Bytes, b.CRC, sb)
 		}
-		rec, err := rr.Decode(b)
+		rec, err := decodeStored(rr, b, sb)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errStored, err)
 		}
@@ -81,14 +84,40 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, a
 	return w.Close()
 }
 
-// eachStored calls f with every block of rr, read into a pooled buffer
-// held by a sendBlock (when w sends through gRPC's own stream) that gRPC
-// may keep a reference to.
-func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBlock) error) error {
+// decodeStored decodes b, which sb holds when it is not nil: the batch's
+// arrays then keep a reference to sb (to the pooled buffer or the mapping
+// the block lies in) until they are released, so that a batch a coalescing
+// Writer holds on to keeps its bytes.
+func decodeStored(rr *codec.RawReader, b codec.RawBlock, sb *sendBlock) (arrow.RecordBatch, error) {
+	if sb == nil {
+		return rr.Decode(b) // b is in memory of its own
+	}
+	sb.retain()
+	mb := memory.NewBufferWithAllocator(b.Bytes, sendAllocator{sb})
+	defer mb.Release()
+	return rr.DecodeBuffer(mb, b.CRC)
+}
+
+// sendAllocator is the allocator of an arrow buffer of a sendBlock's bytes:
+// releasing the buffer releases a reference to the sendBlock.
+type sendAllocator struct{ s *sendBlock }
+
+func (a sendAllocator) Allocate(n int) []byte { return alignedBytes(n, n) }
+func (a sendAllocator) Reallocate(n int, b []byte) []byte {
+	return keepAllocator{}.Reallocate(n, b)
+}
+func (a sendAllocator) Free([]byte) { a.s.release() }
+
+// eachStored calls f with every block of rr, held by a sendBlock that gRPC
+// (and batches decoded from it) may keep a reference to: a slice of m, the
+// mapping rr reads, if not nil; or else, when w sends through gRPC's own
+// stream, a pooled buffer the block is read into; or else none (the block
+// is read into memory of its own).
+func eachStored(rr *codec.RawReader, m *fileMap, w *Writer, f func(codec.RawBlock, *sendBlock) error) error {
 	last := 0
 	for {
 		var dst []byte
-		pooled := w != nil && w.raw != nil
+		pooled := m == nil && w != nil && w.raw != nil
 		if pooled {
 			dst = blocks.get(last + last/8)
 		}
@@ -101,7 +130,10 @@ func eachStored(rr *codec.RawReader, w *Writer, f func(codec.RawBlock, *sendBloc
 		}
 		last = len(b.Bytes)
 		var sb *sendBlock
-		if pooled {
+		switch {
+		case m != nil:
+			sb = m.block(b.Bytes)
+		case pooled:
 			sb = newSendBlock(b.Bytes)
 		}
 		err = f(b, sb)

@@ -72,14 +72,15 @@ func getBlocks(ctx context.Context, c aflight.Client, key string, comp codec.Com
 func TestPassThrough(t *testing.T) {
 	recs := lineitemBatches(3000, 1, 5000)
 	defer batches.Release(recs)
-	for _, side := range []string{"standard", "codec"} {
+	for _, side := range []string{"standard", "codec", "codec-nomap"} {
 		t.Run(side, func(t *testing.T) {
-			if side == "codec" {
+			if side != "standard" {
 				withTransport(t, GRPCServerOptions(), GRPCDialOptions())
 			} else {
 				withTransport(t, GRPCServerOptions(WithStandardCodec()), GRPCDialOptions(WithStandardCodec()))
 			}
 			ts := startServer(t, nil, codec.WithCompression(codec.LZ4))
+			ts.store.noMap = side == "codec-nomap"
 			c := dial(t, ts.addr)
 			ctx := testCtx(t, 60*time.Second)
 			// What the Writer sends: the blocks a codec.Writer writes.
@@ -131,9 +132,20 @@ func TestPassThrough(t *testing.T) {
 // A stored block damaged on disk: passed through, the client's Reader
 // finds the checksum wrong; converted, the server reports DataLoss.
 func TestPassThroughDamagedStore(t *testing.T) {
+	for _, noMap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "mapped", true: "read"}[noMap], func(t *testing.T) {
+			testPassThroughDamaged(t, noMap)
+		})
+	}
+}
+
+// testPassThroughDamaged is TestPassThroughDamagedStore with the server's
+// files mapped or read.
+func testPassThroughDamaged(t *testing.T, noMap bool) {
 	recs := lineitemBatches(2000, 2000)
 	defer batches.Release(recs)
 	ts := startServer(t, nil)
+	ts.store.noMap = noMap
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 60*time.Second)
 	if err := put(ctx, c, []string{"dmg"}, recs[0].Schema(), recs); err != nil {
@@ -160,4 +172,89 @@ func TestPassThroughDamagedStore(t *testing.T) {
 	if status.Code(err) != codes.DataLoss {
 		t.Fatalf("as IPC: %v, want DataLoss", err)
 	}
+	// Cut short in the last block: a frame claiming more than the file
+	// holds is DataLoss, mapped or read, and nothing is left mapped.
+	if err := os.WriteFile(path, data[:len(data)-200], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = getBlocks(ctx, c, "dmg", codec.None)
+	if status.Code(err) != codes.DataLoss {
+		t.Fatalf("truncated: %v, want DataLoss", err)
+	}
+	waitLive(t)
+}
+
+// A server whose codec options coalesce (WithBlockRows) converting stored
+// uncompressed blocks for a client asking for LZ4: the batches decoded from
+// the stored blocks, held by the coalescing Writer until its block is full,
+// keep their rows, whether the file is mapped or read into pooled buffers
+// (which the next block must not reuse while a batch aliases them).
+func TestConvertCoalescing(t *testing.T) {
+	recs := lineitemBatches(1000)
+	defer batches.Release(recs)
+	small := pieces(recs[0], 100)
+	defer batches.Release(small)
+	withTransport(t, GRPCServerOptions(), GRPCDialOptions())
+	for _, noMap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "mapped", true: "read"}[noMap], func(t *testing.T) {
+			ts := startServer(t, nil, codec.WithBlockRows(1000))
+			ts.store.noMap = noMap
+			c := dial(t, ts.addr)
+			ctx := testCtx(t, 60*time.Second)
+			if err := put(ctx, c, []string{"co"}, recs[0].Schema(), small); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(storedBlocks(t, ts, "co")); n != len(small) {
+				t.Fatalf("%d blocks stored, want %d", n, len(small))
+			}
+			got, err := get(ctx, c, []string{"co"}, true, codec.LZ4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if off := checkRowsInOrder(t, got, recs[0]); off != 1000 {
+				t.Fatalf("%d rows, want 1000", off)
+			}
+			batches.Release(got)
+			waitLive(t)
+		})
+	}
+}
+
+// A client may ask for any of the codec's compressions: MinLZ and Light
+// blocks are converted to (or, stored so, passed through) like LZ4's.
+func TestAcceptEveryCompression(t *testing.T) {
+	recs := lineitemBatches(2000, 500)
+	defer batches.Release(recs)
+	ts := startServer(t, nil)
+	c := dial(t, ts.addr)
+	ctx := testCtx(t, 60*time.Second)
+	if err := put(ctx, c, []string{"all"}, recs[0].Schema(), recs, codec.WithCompression(codec.MinLZ)); err != nil {
+		t.Fatal(err)
+	}
+	stored := storedBlocks(t, ts, "all")
+	for _, comp := range []codec.Compression{codec.None, codec.LZ4, codec.Zstd, codec.MinLZ, codec.Light} {
+		blocks, err := getBlocks(ctx, c, "all", comp)
+		if err != nil {
+			t.Fatalf("%s: %v", comp, err)
+		}
+		for i, b := range blocks {
+			info, err := codec.ReadBlockInfo(b.Bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comp != codec.None && info.Compression != comp && info.Compression != codec.None {
+				t.Fatalf("%s: block %d is %s", comp, i, info.Compression)
+			}
+			if same := bytes.Equal(b.Bytes, stored[i].Bytes); same != (comp == codec.MinLZ) {
+				t.Fatalf("%s: block %d sent as stored: %v", comp, i, same)
+			}
+		}
+		got, err := get(ctx, c, []string{"all"}, true, comp)
+		if err != nil {
+			t.Fatalf("%s: %v", comp, err)
+		}
+		checkEqual(t, got, recs)
+		batches.Release(got)
+	}
+	waitLive(t)
 }

@@ -65,11 +65,13 @@ func NewReader(stream aflight.DataStreamReader, opts ...codec.Option) (_ *Reader
 	if stream == nil {
 		return nil, fmt.Errorf("%w: arrowpack flight: nil stream", codec.ErrCorrupt)
 	}
-	// The limit on a joined block and on what one IPC batch may allocate.
-	// The codec keeps its options to itself, so a codec.WithMaxBlockSize
-	// given here reaches the Decoder (which checks every block body against
-	// it) but not this limit, which stays the codec's default.
-	r := &Reader{stream: stream, opts: opts, maxBlock: codec.DefaultMaxBlockSize}
+	// The limit on a block, decompressed, and on what one IPC batch may
+	// hold: codec.WithMaxBlockSize's, as the Decoder's.
+	maxBlock, err := codec.MaxBlockSize(opts...)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{stream: stream, opts: opts, maxBlock: maxBlock}
 	r.refs.Store(1)
 	if grpcOwn(stream) {
 		r.raw, _ = stream.(msgReceiver)
@@ -219,8 +221,8 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.blockLen > uint64(r.maxBlock)+1<<20 {
-		return nil, fmt.Errorf("%w: arrowpack flight: block of %d bytes is over the limit of %d", codec.ErrCorrupt, m.blockLen, r.maxBlock)
+	if m.blockLen > uint64(r.maxBlock)+wireSlack {
+		return nil, r.overLimit(fmt.Sprintf("a block of %d bytes", m.blockLen))
 	}
 	body := fd.DataBody
 	if r.pending == nil && m.last {
@@ -272,6 +274,9 @@ func (r *Reader) decode(block []byte, buf *memory.Buffer, got, want uint32, user
 	}
 	if got != want {
 		return nil, fmt.Errorf("%w: arrowpack flight: block checksum %#08x, its marker says %#08x", codec.ErrCorrupt, got, want)
+	}
+	if info, err := codec.ReadBlockInfo(block); err == nil && info.RawSize > r.maxBlock {
+		return nil, r.overLimit(fmt.Sprintf("a block of %d bytes once decompressed", info.RawSize))
 	}
 	if r.dec == nil {
 		dec, err := codec.NewDecoder(r.schema, r.opts...)
@@ -328,6 +333,9 @@ func (r *Reader) ipcBatch(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 			if r.msgs.err != nil {
 				return nil, r.msgs.err // the stream's own error, or ours
 			}
+			if r.mem.over() {
+				return nil, r.overLimit("an IPC batch whose buffers take more bytes")
+			}
 			return nil, fmt.Errorf("%w: arrowpack flight: IPC message: %v", codec.ErrCorrupt, err)
 		}
 		return nil, fmt.Errorf("%w: arrowpack flight: IPC message of type %s where a record batch was expected", codec.ErrCorrupt, messageType(fd))
@@ -339,6 +347,17 @@ func (r *Reader) ipcBatch(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 	rec.Retain()
 	r.meta = r.msgs.meta
 	return rec, nil
+}
+
+// errOverLimit marks the errors of blocks and IPC batches over a Reader's
+// limit (codec.WithMaxBlockSize), which a Server reports as
+// ResourceExhausted.
+var errOverLimit = errors.New("over the limit")
+
+// overLimit returns the error of what (a block, an IPC batch) being over the
+// Reader's limit: ErrCorrupt to a client, errOverLimit to a Server.
+func (r *Reader) overLimit(what string) error {
+	return fmt.Errorf("%w: arrowpack flight: %s, %w of %d bytes (codec.WithMaxBlockSize)", codec.ErrCorrupt, what, errOverLimit, r.maxBlock)
 }
 
 // RecordBatch returns the current batch. The Reader releases it at the next

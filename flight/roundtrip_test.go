@@ -120,4 +120,5 @@ func TestPutGetRoundTrip(t *testing.T) {
 			batches.Release(got)
 		}
 	}
+	waitLive(t) // the files mapped by the gets, unmapped
 }

@@ -50,6 +50,7 @@ type Server struct {
 	dir      string
 	opts     []codec.Option
 	sync     durable.Syncer // nil: do not sync
+	noMap    bool
 	maxBlock int
 	budget   *budget
 	log      *log.Logger
@@ -82,6 +83,13 @@ type ServerOptions struct {
 	// NoSync turns syncing off: faster puts, but a crash soon after one
 	// may lose it (a kill of the server alone loses nothing).
 	NoSync bool
+	// NoMap makes DoGet read stored files instead of mapping them into
+	// memory (where the platform can, it maps them, and sends the blocks
+	// it passes through by reference from the mapping, without a copy).
+	// A mapped file that something other than the Server truncates while
+	// it is served faults the process on the bytes it lost; a store where
+	// that may happen should set NoMap.
+	NoMap bool
 	// MaxBlock caps a block, decompressed, that a DoPut may send and
 	// that a DoGet reads from the store; 0 means DefaultMaxBlock.
 	MaxBlock int
@@ -119,7 +127,7 @@ func NewServerWith(dir string, o ServerOptions) (*Server, error) {
 	if o.MaxBlock < 0 || o.MaxMemory < 0 {
 		return nil, fmt.Errorf("%w: arrowpack flight: negative MaxBlock (%d) or MaxMemory (%d)", codec.ErrUnsupported, o.MaxBlock, o.MaxMemory)
 	}
-	s := &Server{dir: dir, opts: o.Codec, sync: o.Sync, maxBlock: o.MaxBlock,
+	s := &Server{dir: dir, opts: o.Codec, sync: o.Sync, noMap: o.NoMap, maxBlock: o.MaxBlock,
 		budget: &budget{limit: o.MaxMemory}, log: o.Log}
 	if s.sync == nil {
 		s.sync = durable.OS
@@ -259,6 +267,9 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 		sh.release()
 	}
 	if err := r.Err(); err != nil {
+		if errors.Is(err, errOverLimit) {
+			return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s sent more than the server's -max-block of %d bytes: %v", key, s.maxBlock, err)
+		}
 		return statusOf(err, "arrowpack flight: DoPut %s", key)
 	}
 	if err := w.Close(); err != nil {
@@ -366,14 +377,25 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoGet")
 	}
-	f, _, err := s.openFile(key)
+	f, st, err := s.openFile(key)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	// Unbuffered: a block is read straight into the buffer it is sent
-	// from, not copied once more out of a bufio.Reader.
-	rr, err := codec.NewRawReader(f, codec.WithMaxBlockSize(s.maxBlock))
+	// Mapped, blocks passed through are sent from the mapping by
+	// reference; read, unbuffered, a block is read straight into the
+	// buffer it is sent from, not copied once more out of a bufio.Reader.
+	var m *fileMap
+	if !s.noMap {
+		m = mapFile(f, st.Size())
+	}
+	var rr *codec.RawReader
+	if m != nil {
+		defer m.release()
+		rr, err = codec.NewRawReaderBytes(m.data, codec.WithMaxBlockSize(s.maxBlock))
+	} else {
+		rr, err = codec.NewRawReader(f, codec.WithMaxBlockSize(s.maxBlock))
+	}
 	if err != nil {
 		return s.damaged(key, err)
 	}
@@ -387,7 +409,7 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 		}
 		return sh.take(cost, "DoGet "+key)
 	}
-	if err := sendStored(stream, rr, ap, comp, set, s.opts, charge); err != nil {
+	if err := sendStored(stream, rr, m, ap, comp, set, s.opts, charge); err != nil {
 		if errors.Is(err, errStored) {
 			return s.damaged(key, err)
 		}

@@ -242,6 +242,7 @@ func TestGetOutputFormat(t *testing.T) {
 		{"g.bin", []string{"-to", "ipc"}, formatIPCStream},
 		{"g.parquet.apk", nil, formatArrowpack},
 		{"g", nil, formatArrowpack},
+		{"g-minlz", []string{"-compression", "minlz"}, formatArrowpack}, // refused by the server before
 	} {
 		out := filepath.Join(dir, c.name)
 		args := append(append([]string{"get", "-addr", addr}, c.args...), "g", out)

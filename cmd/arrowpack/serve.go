@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-no-map] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
 under their descriptor path, as arrowpack stream files in DIR (so a restart
@@ -33,7 +33,10 @@ A put is acknowledged once its file is complete and synced to disk with its
 directory entry, so it survives a crash or a power loss (-no-sync: faster,
 but a crash of the machine may lose recent puts). A put onto a stored path
 is refused unless the client asks to replace it (put -f). On start, serve
-removes the temporary files of puts a killed server left unfinished. A block
+removes the temporary files of puts a killed server left unfinished. Stored
+files are mapped into memory to be served (-no-map: read them instead, for a
+directory whose files something else may cut short while they are served,
+which would crash a server that maps them). A block
 larger than -max-block once decompressed is refused, and so is any call
 that would take the blocks in flight past -max-memory (gRPC status
 ResourceExhausted). SIZE is a number of bytes with an optional KiB, MiB or
@@ -42,7 +45,7 @@ GiB.
 
 type serveOptions struct {
 	addr, dir, compression string
-	noSync                 bool
+	noSync, noMap          bool
 	maxBlock, maxMemory    byteSize
 	transport              transportOptions
 }
@@ -54,6 +57,7 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.dir, "dir", "", "`directory` the streams are stored in (required)")
 	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4, zstd or minlz")
 	fs.BoolVar(&o.noSync, "no-sync", false, "acknowledge puts without syncing them to disk (faster; a machine crash may lose recent puts)")
+	fs.BoolVar(&o.noMap, "no-map", false, "read stored files to serve them instead of mapping them into memory")
 	o.maxBlock, o.maxMemory = flight.DefaultMaxBlock, flight.DefaultMaxMemory
 	fs.Var(&o.maxBlock, "max-block", "`SIZE` of the largest block, decompressed, a put may send or a get read from the store")
 	fs.Var(&o.maxMemory, "max-memory", "`SIZE` the blocks in flight of all calls may hold together")
@@ -89,6 +93,7 @@ func runServe(e *env, args []string) error {
 	store, err := flight.NewServerWith(o.dir, flight.ServerOptions{
 		Codec:     []codec.Option{codec.WithCompression(comp)},
 		NoSync:    o.noSync,
+		NoMap:     o.noMap,
 		MaxBlock:  int(min(o.maxBlock, byteSize(math.MaxInt))),
 		MaxMemory: int64(o.maxMemory),
 		Log:       log.New(e.stderr, "arrowpack serve: ", log.LstdFlags),
