@@ -37,6 +37,16 @@ func lightMaxRaw(c Compression, s int) uint64 {
 	return uint64(s)
 }
 
+// minLightRows is the fewest rows a block under minDecide bytes must have
+// for its buffers to get lightweight sections; a smaller block of fewer
+// rows is transposed and compressed whole with LZ4 (planLight), since its
+// buffers are too short for packing to pay for the sections' headers and
+// FSST's table (lineitem-64: 3.2 KB with LZ4, 4.2 KB cut into lightweight
+// sections) and LZ4 finds matches across them. A small block of many rows
+// has buffers long enough to pack (dict-8192's 8192 dictionary indices: 9.2
+// KB in lightweight sections, 10.1 KB with LZ4).
+const minLightRows = 1024
+
 // minLight is the smallest buffer, in bytes, a lightweight codec is tried
 // on: below it the section's header and descriptor cost more than packing
 // saves.
@@ -74,12 +84,8 @@ type lightScratch struct {
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
 	if ss.xf&flagTranspose != 0 {
-		// A small body (the encoder's guess of its size under
-		// minDecide) is transposed and one LZ4 section, as with LZ4:
-		// its buffers are too short for packing to pay for the
-		// sections' headers, and LZ4 finds matches across them
-		// (lineitem-64: 3.2 KB with LZ4, 4.2 KB cut into lightweight
-		// sections).
+		// A small body of few rows (minLightRows) is transposed and
+		// one LZ4 section, as with LZ4.
 		return append(secs, section{n: len(body), codec: LZ4})
 	}
 	add := func(s section) {
