@@ -22,7 +22,8 @@ const lightMaxValues = 1 << 20
 // values of 16 bytes (width 0 packs them in no bytes) and a tail no longer
 // than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
 // code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
-// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte).
+// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte, a packed
+// one to at most 8).
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
 	case codecBitpack:
@@ -71,6 +72,7 @@ func (c *compressor) column(p *plan) *columnState {
 type lightScratch struct {
 	words []uint64
 	bytes []byte
+	idx   []uint32
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -153,11 +155,12 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 			return s
 		}
 		// Not decimals: byte planes, if their sign and exponent planes
-		// shrink. Planes that do not are stored raw without compressor
-		// time, so half the minimum savings is enough.
+		// shrink (with LZ4 or packed). Planes that do not are stored
+		// raw without compressor time, so half the minimum savings is
+		// enough.
 		p, psize, planes := c.choosePlanes(ss, b[:h.n], int(h.width))
 		ss.planes = planes
-		if p.lz4 != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
+		if p.lz4|p.packed != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
 			s.codec, s.hint, s.planes = codecPlanes, h, p
 			return s
 		}
@@ -197,9 +200,7 @@ func lightBound(s section) int {
 func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	switch s.codec {
 	case codecPlanes:
-		z, b := encodePlanes(st, dst, src, s.planes, ls.bytes)
-		ls.bytes = b
-		return z
+		return encodePlanes(st, ls, dst, src, s.planes)
 	case codecBitpack:
 		z, words := encodeBitpack(dst, src, s.bp, ls.words)
 		ls.words = words
