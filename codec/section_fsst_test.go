@@ -122,6 +122,30 @@ func BenchmarkFSSTDecodeColumns(b *testing.B) {
 	}
 }
 
+// BenchmarkFSSTEncodeColumns times encoding the same columns as
+// BenchmarkFSSTDecodeColumns, with the tables an encoder trains on them.
+func BenchmarkFSSTEncodeColumns(b *testing.B) {
+	for _, name := range []string{"utf8x3-8192", "lineitem-8192"} {
+		rec := benchShape(b, name)
+		for i, col := range rec.Columns() {
+			s, ok := col.(*array.String)
+			if !ok {
+				continue
+			}
+			data := s.ValueBytes()
+			tab := trainFSST(data)
+			z := make([]byte, fsstBound(len(data), 0))
+			b.Run(fmt.Sprintf("%s/%s", name, rec.ColumnName(i)), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					encodeFSST(z, data, len(data), tab)
+				}
+			})
+		}
+		rec.Release()
+	}
+}
+
 // benchShape builds the bench shape of this name.
 func benchShape(tb testing.TB, name string) arrow.RecordBatch {
 	for _, s := range randbatch.BenchShapes() {
