@@ -255,7 +255,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
 	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
-		// A small block of few rows is compressed as LZ4 compresses
+		// A small block of few rows is compressed as MinLZ compresses
 		// it, transposed (section_light.go).
 		xf = defaultTransforms
 	}

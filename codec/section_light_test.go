@@ -32,8 +32,9 @@ func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
 // TestLightCodecs checks that Light's blocks of the benchmark shapes decode
 // to the batch and are no larger than LZ4's, that the shapes of 8192 rows
 // (dict-8192's small block among them: minLightRows) get lightweight
-// sections, and that lineitem-8192's and utf8x3-8192's are at most 1.05
-// times zstd's.
+// sections and small blocks of fewer rows (lineitem-64) one MinLZ section,
+// and that lineitem-8192's and utf8x3-8192's are at most 1.05 times
+// zstd's.
 func TestLightCodecs(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	for _, sh := range randbatch.BenchShapes() {
@@ -48,6 +49,9 @@ func TestLightCodecs(t *testing.T) {
 		}
 		if rec.NumRows() >= minLightRows && codecs[codecBitpack]+codecs[codecFSST]+codecs[codecALP]+codecs[codecPlanes] == 0 {
 			t.Errorf("%s: no lightweight section in a block of %d rows: %v", sh.Name, rec.NumRows(), codecs)
+		}
+		if rec.NumRows() < minLightRows && len(lz4) < minDecide && (len(codecs) != 1 || codecs[MinLZ] != 1) {
+			t.Errorf("%s: a small block of %d rows in sections %v, want one MinLZ section", sh.Name, rec.NumRows(), codecs)
 		}
 		if (sh.Name == "lineitem-8192" || sh.Name == "utf8x3-8192") && float64(len(light)) > 1.05*float64(len(zstd)) {
 			t.Errorf("%s: light block of %d bytes, more than 1.05 times zstd's %d", sh.Name, len(light), len(zstd))
