@@ -1,6 +1,9 @@
 package arrowpack
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The bitmap kernels: copying bits to bit 0 and counting set bits, over
 // Arrow's LSB-first validity bitmaps. Generic versions are in
@@ -50,7 +53,22 @@ func countOnes(im *impl, b []byte, offset, n int) int {
 		return 0
 	}
 	end := offset + n
+	rest := b[offset>>3:]
 	b = b[offset>>3 : (end+7)>>3]
+	if len(b) <= 8 {
+		// A short run (the validity of a small batch): one word, counted
+		// here rather than through the kernel's call and tail.
+		var w uint64
+		if len(rest) >= 8 {
+			w = binary.LittleEndian.Uint64(rest)
+		} else {
+			for i, v := range b {
+				w |= uint64(v) << (8 * i)
+			}
+		}
+		w >>= uint(offset & 7)
+		return bits.OnesCount64(w & (1<<uint(n) - 1))
+	}
 	c := im.popcount(b)
 	// Take away the bits of the first byte before offset and of the last
 	// byte from end on.

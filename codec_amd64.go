@@ -278,3 +278,69 @@ func minmaxU64Vec(x []uint64) (lo uint64, hi uint64, n int)
 //
 //go:noescape
 func minmaxI64Vec(x []int64) (lo int64, hi int64, n int)
+
+// copyASCIIVec copies src into dst[:len(src)] and reports whether every
+// byte of src is below 0x80. The caller guarantees len(src) >= 32 and
+// len(dst) >= len(src), and that dst and src do not overlap. It reads
+// and writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyASCIIVec(dst []byte, src []byte) bool
+
+// copyMax8Vec copies src into dst[:len(src)] and returns the largest
+// value of src. The caller guarantees len(src) >= 32 (one 32-byte
+// vector) and len(dst) >= len(src), and that dst and src do not overlap.
+// It reads and writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyMax8Vec(dst []uint8, src []uint8) uint8
+
+// copyMax16Vec copies src into dst[:len(src)] and returns the largest
+// value of src. The caller guarantees len(src) >= 16 (one 32-byte
+// vector) and len(dst) >= len(src), and that dst and src do not overlap.
+// It reads and writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyMax16Vec(dst []uint16, src []uint16) uint16
+
+// copyMax32Vec copies src into dst[:len(src)] and returns the largest
+// value of src. The caller guarantees len(src) >= 8 (one 32-byte
+// vector) and len(dst) >= len(src), and that dst and src do not overlap.
+// It reads and writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyMax32Vec(dst []uint32, src []uint32) uint32
+
+// copyMax64Vec copies src into dst[:len(src)] and returns the largest
+// value of src. The caller guarantees len(src) >= 4 (one 32-byte
+// vector) and len(dst) >= len(src), and that dst and src do not overlap.
+// It reads and writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyMax64Vec(dst []uint64, src []uint64) uint64
+
+// rebaseNondecreasing32Vec sets dst[i] = src[i] - base (wrapping) for i < len(src) and
+// reports whether src[i] <= src[i+1] (signed) for every i < len(src)-1.
+// The caller guarantees len(src) > 8 (one 32-byte vector) and
+// len(dst) >= len(src), and that dst and src do not overlap. It reads and
+// writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func rebaseNondecreasing32Vec(dst []int32, src []int32, base int32) bool
+
+// rebaseNondecreasing64Vec sets dst[i] = src[i] - base (wrapping) for i < len(src) and
+// reports whether src[i] <= src[i+1] (signed) for every i < len(src)-1.
+// The caller guarantees len(src) > 4 (one 32-byte vector) and
+// len(dst) >= len(src), and that dst and src do not overlap. It reads and
+// writes nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func rebaseNondecreasing64Vec(dst []int64, src []int64, base int64) bool
+
+// copyCountOnesVec copies src into dst[:len(src)] and returns the number of
+// bits set in src. The caller guarantees len(src) >= 32 and len(dst) >=
+// len(src), and that dst and src do not overlap. It reads and writes
+// nothing outside src and dst[:len(src)].
+//
+//go:noescape
+func copyCountOnesVec(dst []byte, src []byte) int

@@ -61430,3 +61430,634 @@ minmaxI64Vec_done:
 	MOVQ CX, n+40(FP)
 	VZEROUPPER
 	RET
+
+// func copyASCIIVec(dst []byte, src []byte) bool
+// Requires: AVX, AVX2
+TEXT ·copyASCIIVec(SB), NOSPLIT, $0-49
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  DX, BX
+	ANDQ  $-32, BX
+	XORQ  SI, SI
+	MOVQ  BX, DI
+	ANDQ  $-128, DI
+	JZ    copyASCIIVec_single
+
+copyASCIIVec_loop:
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU 32(CX)(SI*1), Y5
+	VMOVDQU 64(CX)(SI*1), Y6
+	VMOVDQU 96(CX)(SI*1), Y7
+	VMOVDQU Y4, (AX)(SI*1)
+	VMOVDQU Y5, 32(AX)(SI*1)
+	VMOVDQU Y6, 64(AX)(SI*1)
+	VMOVDQU Y7, 96(AX)(SI*1)
+	VPOR    Y4, Y0, Y0
+	VPOR    Y5, Y1, Y1
+	VPOR    Y6, Y2, Y2
+	VPOR    Y7, Y3, Y3
+	ADDQ    $0x00000080, SI
+	CMPQ    SI, DI
+	JB      copyASCIIVec_loop
+
+copyASCIIVec_single:
+	CMPQ    SI, BX
+	JAE     copyASCIIVec_done
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU Y4, (AX)(SI*1)
+	VPOR    Y4, Y0, Y0
+	ADDQ    $0x00000020, SI
+	JMP     copyASCIIVec_single
+
+copyASCIIVec_done:
+	MOVQ    DX, SI
+	SUBQ    BX, SI
+	JZ      copyASCIIVec_end
+	MOVQ    DX, SI
+	SUBQ    $0x00000020, SI
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU Y4, (AX)(SI*1)
+	VPOR    Y4, Y0, Y0
+
+copyASCIIVec_end:
+	VPOR      Y1, Y0, Y0
+	VPOR      Y3, Y2, Y2
+	VPOR      Y2, Y0, Y0
+	VPMOVMSKB Y0, AX
+	TESTL     AX, AX
+	SETEQ     ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func copyMax8Vec(dst []uint8, src []uint8) uint8
+// Requires: AVX, AVX2
+TEXT ·copyMax8Vec(SB), NOSPLIT, $0-49
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  DX, BX
+	ANDQ  $-32, BX
+	XORQ  SI, SI
+	MOVQ  BX, DI
+	ANDQ  $-128, DI
+	JZ    copyMax8Vec_single
+
+copyMax8Vec_loop:
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU 32(CX)(SI*1), Y5
+	VMOVDQU 64(CX)(SI*1), Y6
+	VMOVDQU 96(CX)(SI*1), Y7
+	VMOVDQU Y4, (AX)(SI*1)
+	VMOVDQU Y5, 32(AX)(SI*1)
+	VMOVDQU Y6, 64(AX)(SI*1)
+	VMOVDQU Y7, 96(AX)(SI*1)
+	VPMAXUB Y4, Y0, Y0
+	VPMAXUB Y5, Y1, Y1
+	VPMAXUB Y6, Y2, Y2
+	VPMAXUB Y7, Y3, Y3
+	ADDQ    $0x00000080, SI
+	CMPQ    SI, DI
+	JB      copyMax8Vec_loop
+
+copyMax8Vec_single:
+	CMPQ    SI, BX
+	JAE     copyMax8Vec_done
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU Y4, (AX)(SI*1)
+	VPMAXUB Y4, Y0, Y0
+	ADDQ    $0x00000020, SI
+	JMP     copyMax8Vec_single
+
+copyMax8Vec_done:
+	MOVQ    DX, SI
+	SUBQ    BX, SI
+	JZ      copyMax8Vec_end
+	MOVQ    DX, SI
+	SUBQ    $0x00000020, SI
+	VMOVDQU (CX)(SI*1), Y4
+	VMOVDQU Y4, (AX)(SI*1)
+	VPMAXUB Y4, Y0, Y0
+
+copyMax8Vec_end:
+	VPMAXUB      Y1, Y0, Y0
+	VPMAXUB      Y3, Y2, Y2
+	VPMAXUB      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x02, X0, X1
+	VPMAXUB      X1, X0, X0
+	VPSRLDQ      $0x01, X0, X1
+	VPMAXUB      X1, X0, X0
+	VMOVD        X0, AX
+	MOVB         AL, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func copyMax16Vec(dst []uint16, src []uint16) uint16
+// Requires: AVX, AVX2
+TEXT ·copyMax16Vec(SB), NOSPLIT, $0-50
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  DX, BX
+	ANDQ  $-16, BX
+	XORQ  SI, SI
+	MOVQ  BX, DI
+	ANDQ  $-64, DI
+	JZ    copyMax16Vec_single
+
+copyMax16Vec_loop:
+	VMOVDQU (CX)(SI*2), Y4
+	VMOVDQU 32(CX)(SI*2), Y5
+	VMOVDQU 64(CX)(SI*2), Y6
+	VMOVDQU 96(CX)(SI*2), Y7
+	VMOVDQU Y4, (AX)(SI*2)
+	VMOVDQU Y5, 32(AX)(SI*2)
+	VMOVDQU Y6, 64(AX)(SI*2)
+	VMOVDQU Y7, 96(AX)(SI*2)
+	VPMAXUW Y4, Y0, Y0
+	VPMAXUW Y5, Y1, Y1
+	VPMAXUW Y6, Y2, Y2
+	VPMAXUW Y7, Y3, Y3
+	ADDQ    $0x00000040, SI
+	CMPQ    SI, DI
+	JB      copyMax16Vec_loop
+
+copyMax16Vec_single:
+	CMPQ    SI, BX
+	JAE     copyMax16Vec_done
+	VMOVDQU (CX)(SI*2), Y4
+	VMOVDQU Y4, (AX)(SI*2)
+	VPMAXUW Y4, Y0, Y0
+	ADDQ    $0x00000010, SI
+	JMP     copyMax16Vec_single
+
+copyMax16Vec_done:
+	MOVQ    DX, SI
+	SUBQ    BX, SI
+	JZ      copyMax16Vec_end
+	MOVQ    DX, SI
+	SUBQ    $0x00000010, SI
+	VMOVDQU (CX)(SI*2), Y4
+	VMOVDQU Y4, (AX)(SI*2)
+	VPMAXUW Y4, Y0, Y0
+
+copyMax16Vec_end:
+	VPMAXUW      Y1, Y0, Y0
+	VPMAXUW      Y3, Y2, Y2
+	VPMAXUW      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUW      X1, X0, X0
+	VPSRLDQ      $0x02, X0, X1
+	VPMAXUW      X1, X0, X0
+	VMOVD        X0, AX
+	MOVW         AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func copyMax32Vec(dst []uint32, src []uint32) uint32
+// Requires: AVX, AVX2
+TEXT ·copyMax32Vec(SB), NOSPLIT, $0-52
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  DX, BX
+	ANDQ  $-8, BX
+	XORQ  SI, SI
+	MOVQ  BX, DI
+	ANDQ  $-32, DI
+	JZ    copyMax32Vec_single
+
+copyMax32Vec_loop:
+	VMOVDQU (CX)(SI*4), Y4
+	VMOVDQU 32(CX)(SI*4), Y5
+	VMOVDQU 64(CX)(SI*4), Y6
+	VMOVDQU 96(CX)(SI*4), Y7
+	VMOVDQU Y4, (AX)(SI*4)
+	VMOVDQU Y5, 32(AX)(SI*4)
+	VMOVDQU Y6, 64(AX)(SI*4)
+	VMOVDQU Y7, 96(AX)(SI*4)
+	VPMAXUD Y4, Y0, Y0
+	VPMAXUD Y5, Y1, Y1
+	VPMAXUD Y6, Y2, Y2
+	VPMAXUD Y7, Y3, Y3
+	ADDQ    $0x00000020, SI
+	CMPQ    SI, DI
+	JB      copyMax32Vec_loop
+
+copyMax32Vec_single:
+	CMPQ    SI, BX
+	JAE     copyMax32Vec_done
+	VMOVDQU (CX)(SI*4), Y4
+	VMOVDQU Y4, (AX)(SI*4)
+	VPMAXUD Y4, Y0, Y0
+	ADDQ    $0x00000008, SI
+	JMP     copyMax32Vec_single
+
+copyMax32Vec_done:
+	MOVQ    DX, SI
+	SUBQ    BX, SI
+	JZ      copyMax32Vec_end
+	MOVQ    DX, SI
+	SUBQ    $0x00000008, SI
+	VMOVDQU (CX)(SI*4), Y4
+	VMOVDQU Y4, (AX)(SI*4)
+	VPMAXUD Y4, Y0, Y0
+
+copyMax32Vec_end:
+	VPMAXUD      Y1, Y0, Y0
+	VPMAXUD      Y3, Y2, Y2
+	VPMAXUD      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUD      X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPMAXUD      X1, X0, X0
+	VPSRLDQ      $0x04, X0, X1
+	VPMAXUD      X1, X0, X0
+	VMOVD        X0, AX
+	MOVL         AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func copyMax64Vec(dst []uint64, src []uint64) uint64
+// Requires: AVX, AVX2
+TEXT ·copyMax64Vec(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	VMOVDQA      Y0, Y1
+	VMOVDQA      Y0, Y2
+	VMOVDQA      Y0, Y3
+	VMOVDQA      Y0, Y4
+	MOVQ         DX, BX
+	ANDQ         $-4, BX
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-16, DI
+	JZ           copyMax64Vec_single
+
+copyMax64Vec_loop:
+	VMOVDQU   (CX)(SI*8), Y5
+	VMOVDQU   32(CX)(SI*8), Y6
+	VMOVDQU   64(CX)(SI*8), Y7
+	VMOVDQU   96(CX)(SI*8), Y8
+	VMOVDQU   Y5, (AX)(SI*8)
+	VMOVDQU   Y6, 32(AX)(SI*8)
+	VMOVDQU   Y7, 64(AX)(SI*8)
+	VMOVDQU   Y8, 96(AX)(SI*8)
+	VPXOR     Y5, Y0, Y9
+	VPCMPGTQ  Y1, Y9, Y5
+	VPBLENDVB Y5, Y9, Y1, Y1
+	VPXOR     Y6, Y0, Y6
+	VPCMPGTQ  Y2, Y6, Y5
+	VPBLENDVB Y5, Y6, Y2, Y2
+	VPXOR     Y7, Y0, Y6
+	VPCMPGTQ  Y3, Y6, Y5
+	VPBLENDVB Y5, Y6, Y3, Y3
+	VPXOR     Y8, Y0, Y6
+	VPCMPGTQ  Y4, Y6, Y5
+	VPBLENDVB Y5, Y6, Y4, Y4
+	ADDQ      $0x00000010, SI
+	CMPQ      SI, DI
+	JB        copyMax64Vec_loop
+
+copyMax64Vec_single:
+	CMPQ      SI, BX
+	JAE       copyMax64Vec_done
+	VMOVDQU   (CX)(SI*8), Y5
+	VMOVDQU   Y5, (AX)(SI*8)
+	VPXOR     Y5, Y0, Y6
+	VPCMPGTQ  Y1, Y6, Y5
+	VPBLENDVB Y5, Y6, Y1, Y1
+	ADDQ      $0x00000004, SI
+	JMP       copyMax64Vec_single
+
+copyMax64Vec_done:
+	MOVQ      DX, SI
+	SUBQ      BX, SI
+	JZ        copyMax64Vec_end
+	MOVQ      DX, SI
+	SUBQ      $0x00000004, SI
+	VMOVDQU   (CX)(SI*8), Y5
+	VMOVDQU   Y5, (AX)(SI*8)
+	VPXOR     Y5, Y0, Y6
+	VPCMPGTQ  Y1, Y6, Y5
+	VPBLENDVB Y5, Y6, Y1, Y1
+
+copyMax64Vec_end:
+	VPCMPGTQ     Y1, Y2, Y5
+	VPBLENDVB    Y5, Y2, Y1, Y1
+	VPCMPGTQ     Y3, Y4, Y2
+	VPBLENDVB    Y2, Y4, Y3, Y3
+	VPCMPGTQ     Y1, Y3, Y2
+	VPBLENDVB    Y2, Y3, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPCMPGTQ     X1, X2, X3
+	VPBLENDVB    X3, X2, X1, X1
+	VPSHUFD      $0x4e, X1, X2
+	VPCMPGTQ     X1, X2, X3
+	VPBLENDVB    X3, X2, X1, X1
+	VPXOR        X0, X1, X1
+	VMOVQ        X1, AX
+	MOVQ         AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func rebaseNondecreasing32Vec(dst []int32, src []int32, base int32) bool
+// Requires: AVX, AVX2
+TEXT ·rebaseNondecreasing32Vec(SB), NOSPLIT, $0-57
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	MOVL         base+48(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+	DECQ         DX
+	MOVQ         DX, BX
+	ANDQ         $-8, BX
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-32, DI
+	JZ           rebaseNondecreasing32Vec_single
+
+rebaseNondecreasing32Vec_loop:
+	VMOVDQU  (CX)(SI*4), Y5
+	VPCMPGTD 4(CX)(SI*4), Y5, Y6
+	VMOVDQU  32(CX)(SI*4), Y7
+	VPCMPGTD 36(CX)(SI*4), Y7, Y8
+	VMOVDQU  64(CX)(SI*4), Y9
+	VPCMPGTD 68(CX)(SI*4), Y9, Y10
+	VMOVDQU  96(CX)(SI*4), Y11
+	VPCMPGTD 100(CX)(SI*4), Y11, Y12
+	VPSUBD   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*4)
+	VPOR     Y6, Y1, Y1
+	VPSUBD   Y0, Y7, Y7
+	VMOVDQU  Y7, 32(AX)(SI*4)
+	VPOR     Y8, Y2, Y2
+	VPSUBD   Y0, Y9, Y9
+	VMOVDQU  Y9, 64(AX)(SI*4)
+	VPOR     Y10, Y3, Y3
+	VPSUBD   Y0, Y11, Y11
+	VMOVDQU  Y11, 96(AX)(SI*4)
+	VPOR     Y12, Y4, Y4
+	ADDQ     $0x00000020, SI
+	CMPQ     SI, DI
+	JB       rebaseNondecreasing32Vec_loop
+
+rebaseNondecreasing32Vec_single:
+	CMPQ     SI, BX
+	JAE      rebaseNondecreasing32Vec_done
+	VMOVDQU  (CX)(SI*4), Y5
+	VPCMPGTD 4(CX)(SI*4), Y5, Y6
+	VPSUBD   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*4)
+	VPOR     Y6, Y1, Y1
+	ADDQ     $0x00000008, SI
+	JMP      rebaseNondecreasing32Vec_single
+
+rebaseNondecreasing32Vec_done:
+	MOVQ     DX, SI
+	SUBQ     $0x00000008, SI
+	VMOVDQU  (CX)(SI*4), Y5
+	VMOVDQU  4(CX)(SI*4), Y6
+	VPCMPGTD Y6, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPSUBD   Y0, Y6, Y6
+	VMOVDQU  Y6, 4(AX)(SI*4)
+	VPOR     Y2, Y1, Y1
+	VPOR     Y4, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	VPTEST   Y1, Y1
+	SETEQ    ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func rebaseNondecreasing64Vec(dst []int64, src []int64, base int64) bool
+// Requires: AVX, AVX2
+TEXT ·rebaseNondecreasing64Vec(SB), NOSPLIT, $0-57
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	MOVQ         base+48(FP), BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+	DECQ         DX
+	MOVQ         DX, BX
+	ANDQ         $-4, BX
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-16, DI
+	JZ           rebaseNondecreasing64Vec_single
+
+rebaseNondecreasing64Vec_loop:
+	VMOVDQU  (CX)(SI*8), Y5
+	VPCMPGTQ 8(CX)(SI*8), Y5, Y6
+	VMOVDQU  32(CX)(SI*8), Y7
+	VPCMPGTQ 40(CX)(SI*8), Y7, Y8
+	VMOVDQU  64(CX)(SI*8), Y9
+	VPCMPGTQ 72(CX)(SI*8), Y9, Y10
+	VMOVDQU  96(CX)(SI*8), Y11
+	VPCMPGTQ 104(CX)(SI*8), Y11, Y12
+	VPSUBQ   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*8)
+	VPOR     Y6, Y1, Y1
+	VPSUBQ   Y0, Y7, Y7
+	VMOVDQU  Y7, 32(AX)(SI*8)
+	VPOR     Y8, Y2, Y2
+	VPSUBQ   Y0, Y9, Y9
+	VMOVDQU  Y9, 64(AX)(SI*8)
+	VPOR     Y10, Y3, Y3
+	VPSUBQ   Y0, Y11, Y11
+	VMOVDQU  Y11, 96(AX)(SI*8)
+	VPOR     Y12, Y4, Y4
+	ADDQ     $0x00000010, SI
+	CMPQ     SI, DI
+	JB       rebaseNondecreasing64Vec_loop
+
+rebaseNondecreasing64Vec_single:
+	CMPQ     SI, BX
+	JAE      rebaseNondecreasing64Vec_done
+	VMOVDQU  (CX)(SI*8), Y5
+	VPCMPGTQ 8(CX)(SI*8), Y5, Y6
+	VPSUBQ   Y0, Y5, Y5
+	VMOVDQU  Y5, (AX)(SI*8)
+	VPOR     Y6, Y1, Y1
+	ADDQ     $0x00000004, SI
+	JMP      rebaseNondecreasing64Vec_single
+
+rebaseNondecreasing64Vec_done:
+	MOVQ     DX, SI
+	SUBQ     $0x00000004, SI
+	VMOVDQU  (CX)(SI*8), Y5
+	VMOVDQU  8(CX)(SI*8), Y6
+	VPCMPGTQ Y6, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPSUBQ   Y0, Y6, Y6
+	VMOVDQU  Y6, 8(AX)(SI*8)
+	VPOR     Y2, Y1, Y1
+	VPOR     Y4, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	VPTEST   Y1, Y1
+	SETEQ    ret+56(FP)
+	VZEROUPPER
+	RET
+
+DATA copycheck_consts<>+0(SB)/8, $0x0302020102010100
+DATA copycheck_consts<>+8(SB)/8, $0x0403030203020201
+DATA copycheck_consts<>+16(SB)/8, $0x0302020102010100
+DATA copycheck_consts<>+24(SB)/8, $0x0403030203020201
+DATA copycheck_consts<>+32(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA copycheck_consts<>+40(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA copycheck_consts<>+48(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA copycheck_consts<>+56(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA copycheck_consts<>+64(SB)/8, $0x0000000000000000
+DATA copycheck_consts<>+72(SB)/8, $0x0000000000000000
+DATA copycheck_consts<>+80(SB)/8, $0x0000000000000000
+DATA copycheck_consts<>+88(SB)/8, $0x0000000000000000
+DATA copycheck_consts<>+96(SB)/8, $0xffffffffffffffff
+DATA copycheck_consts<>+104(SB)/8, $0xffffffffffffffff
+DATA copycheck_consts<>+112(SB)/8, $0xffffffffffffffff
+DATA copycheck_consts<>+120(SB)/8, $0xffffffffffffffff
+GLOBL copycheck_consts<>(SB), RODATA|NOPTR, $128
+
+// func copyCountOnesVec(dst []byte, src []byte) int
+// Requires: AVX, AVX2
+TEXT ·copyCountOnesVec(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    src_len+32(FP), DX
+	VMOVDQU copycheck_consts<>+0(SB), Y0
+	VMOVDQU copycheck_consts<>+32(SB), Y1
+	VPXOR   Y2, Y2, Y2
+	VPXOR   Y3, Y3, Y3
+	LEAQ    copycheck_consts<>+0(SB), BX
+	MOVQ    DX, SI
+	ANDQ    $-32, SI
+	XORQ    DI, DI
+	MOVQ    SI, R8
+	ANDQ    $-128, R8
+	JZ      copyCountOnesVec_single
+
+copyCountOnesVec_loop:
+	VMOVDQU (CX)(DI*1), Y4
+	VMOVDQU 32(CX)(DI*1), Y5
+	VMOVDQU 64(CX)(DI*1), Y6
+	VMOVDQU 96(CX)(DI*1), Y7
+	VMOVDQU Y4, (AX)(DI*1)
+	VMOVDQU Y5, 32(AX)(DI*1)
+	VMOVDQU Y6, 64(AX)(DI*1)
+	VMOVDQU Y7, 96(AX)(DI*1)
+	VPSRLW  $0x04, Y4, Y8
+	VPAND   Y1, Y4, Y4
+	VPAND   Y1, Y8, Y8
+	VPSHUFB Y4, Y0, Y4
+	VPSHUFB Y8, Y0, Y8
+	VPADDB  Y8, Y4, Y4
+	VPSRLW  $0x04, Y5, Y8
+	VPAND   Y1, Y5, Y5
+	VPAND   Y1, Y8, Y8
+	VPSHUFB Y5, Y0, Y5
+	VPSHUFB Y8, Y0, Y8
+	VPADDB  Y8, Y5, Y5
+	VPADDB  Y5, Y4, Y4
+	VPSRLW  $0x04, Y6, Y5
+	VPAND   Y1, Y6, Y6
+	VPAND   Y1, Y5, Y5
+	VPSHUFB Y6, Y0, Y6
+	VPSHUFB Y5, Y0, Y5
+	VPADDB  Y5, Y6, Y6
+	VPADDB  Y6, Y4, Y4
+	VPSRLW  $0x04, Y7, Y5
+	VPAND   Y1, Y7, Y6
+	VPAND   Y1, Y5, Y5
+	VPSHUFB Y6, Y0, Y6
+	VPSHUFB Y5, Y0, Y5
+	VPADDB  Y5, Y6, Y6
+	VPADDB  Y6, Y4, Y4
+	VPSADBW Y2, Y4, Y4
+	VPADDQ  Y4, Y3, Y3
+	ADDQ    $0x00000080, DI
+	CMPQ    DI, R8
+	JB      copyCountOnesVec_loop
+
+copyCountOnesVec_single:
+	CMPQ    DI, SI
+	JAE     copyCountOnesVec_done
+	VMOVDQU (CX)(DI*1), Y4
+	VMOVDQU Y4, (AX)(DI*1)
+	VPSRLW  $0x04, Y4, Y5
+	VPAND   Y1, Y4, Y4
+	VPAND   Y1, Y5, Y5
+	VPSHUFB Y4, Y0, Y4
+	VPSHUFB Y5, Y0, Y5
+	VPADDB  Y5, Y4, Y4
+	VPSADBW Y2, Y4, Y4
+	VPADDQ  Y4, Y3, Y3
+	ADDQ    $0x00000020, DI
+	JMP     copyCountOnesVec_single
+
+copyCountOnesVec_done:
+	MOVQ    DX, R8
+	SUBQ    SI, R8
+	JZ      copyCountOnesVec_end
+	MOVQ    DX, DI
+	SUBQ    $0x00000020, DI
+	VMOVDQU (CX)(DI*1), Y4
+	VMOVDQU Y4, (AX)(DI*1)
+	VMOVDQU 64(BX)(R8*1), Y5
+	VPAND   Y5, Y4, Y4
+	VPSRLW  $0x04, Y4, Y5
+	VPAND   Y1, Y4, Y4
+	VPAND   Y1, Y5, Y5
+	VPSHUFB Y4, Y0, Y4
+	VPSHUFB Y5, Y0, Y5
+	VPADDB  Y5, Y4, Y4
+	VPSADBW Y2, Y4, Y4
+	VPADDQ  Y4, Y3, Y3
+
+copyCountOnesVec_end:
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X0, X3, X3
+	VPSHUFD      $0x4e, X3, X0
+	VPADDQ       X0, X3, X3
+	VMOVQ        X3, AX
+	MOVQ         AX, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -32,6 +32,15 @@ var genericImpl = impl{
 	minmaxInt64:     minmaxGeneric[int64],
 	alp64:           alpGeneric64,
 	alp32:           alpGeneric32,
+
+	copyASCII:             copyASCIIGeneric,
+	copyMax8:              copyMaxGeneric[uint8],
+	copyMax16:             copyMaxGeneric[uint16],
+	copyMax32:             copyMaxGeneric[uint32],
+	copyMax64:             copyMaxGeneric[uint64],
+	rebaseNondecreasing32: rebaseNondecreasingGeneric[int32],
+	rebaseNondecreasing64: rebaseNondecreasingGeneric[int64],
+	copyCountOnes:         copyCountOnesGeneric,
 }
 
 // offset is the element type of Arrow offsets.

@@ -64,6 +64,18 @@ type impl struct {
 	// alp sets dst[i] = float(src[i]) * f * e; len(dst) == len(src).
 	alp64 func(dst []float64, src []int64, f, e float64)
 	alp32 func(dst []float32, src []int32, f, e float32)
+
+	// The fused copy-and-check kernels (copycheck.go): each copies src
+	// into dst (rebaseNondecreasing: src[i] - base) and returns what its
+	// check of src found; len(dst) == len(src) and they do not overlap.
+	copyASCII             func(dst, src []byte) bool
+	copyMax8              func(dst, src []uint8) uint8
+	copyMax16             func(dst, src []uint16) uint16
+	copyMax32             func(dst, src []uint32) uint32
+	copyMax64             func(dst, src []uint64) uint64
+	rebaseNondecreasing32 func(dst, src []int32, base int32) bool
+	rebaseNondecreasing64 func(dst, src []int64, base int64) bool
+	copyCountOnes         func(dst, src []byte) int
 }
 
 // impls lists every implementation this machine can run, the generic one

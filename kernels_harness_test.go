@@ -90,7 +90,7 @@ var defaultLarge = []int{1023, 1024, 4095, 4096, 4097, 65536, 65537}
 // kernelCases lists every kernel's case; the cases live in the test file
 // of the kernel's family.
 func kernelCases() []*kcase {
-	return []*kcase{
+	return append([]*kcase{
 		rebaseCase("rebase32", func(im *impl) func(dst, src []int32, base int32) { return im.rebase32 }),
 		rebaseCase("rebase64", func(im *impl) func(dst, src []int64, base int64) { return im.rebase64 }),
 		validOffsetsCase("validOffsets32", validOffsets32, func(im *impl) func([]int32) bool { return im.nondecreasing32 }),
@@ -120,7 +120,7 @@ func kernelCases() []*kcase {
 		minmaxCase("minmaxInt64", func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 }),
 		alp64Case(),
 		alp32Case(),
-	}
+	}, copyCheckCases()...)
 }
 
 // kernelCase returns the case named name.

@@ -38,6 +38,15 @@ var vectorImpl = impl{
 	minmaxInt64:     minmaxVector(minmaxI64Vec),
 	alp64:           alp64Vector,
 	alp32:           alp32Vector,
+
+	copyASCII:             copyASCIIVector,
+	copyMax8:              copyMax8Vector,
+	copyMax16:             copyMax16Vector,
+	copyMax32:             copyMax32Vector,
+	copyMax64:             copyMax64Vector,
+	rebaseNondecreasing32: rebaseNondecreasing32Vector,
+	rebaseNondecreasing64: rebaseNondecreasing64Vector,
+	copyCountOnes:         copyCountOnesVector,
 }
 
 func init() {

@@ -62,6 +62,7 @@ func main() {
 	minmax(minmaxI32)
 	minmax(minmaxU64)
 	minmax(minmaxI64)
+	copyCheck()
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())

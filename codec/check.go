@@ -157,10 +157,7 @@ func runEndAt(b []byte, width, i int) int64 {
 // positive value, so that negative ones are out of range too. One scan
 // for the largest index passes the usual case.
 func firstBadIndex(b []byte, width int, signed bool, size int, valid []byte, validOff int) int {
-	limit := uint64(size)
-	if signed {
-		limit = min(limit, 1<<(8*width-1))
-	}
+	limit := indexLimit(width, signed, size)
 	var hi uint64
 	switch width {
 	case 1:
@@ -175,6 +172,23 @@ func firstBadIndex(b []byte, width int, signed bool, size int, valid []byte, val
 	if hi < limit {
 		return -1
 	}
+	return firstBadIndexAbove(b, width, limit, valid, validOff)
+}
+
+// indexLimit returns the bound on indices of width bytes into a
+// dictionary of size values, read as unsigned: signed indices that are
+// negative read as at least it.
+func indexLimit(width int, signed bool, size int) uint64 {
+	limit := uint64(size)
+	if signed {
+		limit = min(limit, 1<<(8*width-1))
+	}
+	return limit
+}
+
+// firstBadIndexAbove is firstBadIndex once the largest index is known to
+// reach limit: it looks for the valid row whose index does.
+func firstBadIndexAbove(b []byte, width int, limit uint64, valid []byte, validOff int) int {
 	// Some index is out of range; that is fine only in null rows, whose
 	// indices may hold anything.
 	n := len(b) / width

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode/utf8"
@@ -108,54 +109,51 @@ type checker struct{ deep bool }
 // ends are what the decoder accepts; then, recursively, the ranges of its
 // children those rows reference.
 func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
-	if n > maxLength {
-		f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
-		f.unsupported = true
-		return f
-	}
 	h := headOf(d)
+	return k.arrayOf(p, d, &h, off, n)
+}
+
+// arrayOf is array of d, whose head h the caller has read.
+func (k checker) arrayOf(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	base := h.base // rows are reported from the array's offset
-	if base < 0 || h.length < 0 || off < 0 || n < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
+	if uint64(n) > maxLength || base < 0 || h.length < 0 || off < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
+		if n > maxLength {
+			f := faultf(0, "%d rows; a block holds arrays of at most %d", n, maxLength)
+			f.unsupported = true
+			return f
+		}
 		return faultf(0, "offset %d and length %d", base, h.length)
 	}
-	bufs := h.bufs
-	want := p.kind.buffers()
-	switch p.kind {
-	case kNull, kStruct, kFixedList, kRunEnd:
-		want = 0 // only a validity slot, which may be left out
-	case kView:
-		want = 2
+	if len(h.bufs) < p.minBufs || len(h.children) != p.nChildren {
+		if len(h.bufs) < p.minBufs {
+			return faultf(0, "%d buffers; %s has %d", len(h.bufs), p.dt, p.minBufs)
+		}
+		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, p.nChildren)
 	}
-	if len(bufs) < want {
-		return faultf(0, "%d buffers; %s has %d", len(bufs), p.dt, want)
-	}
-	if len(h.children) != wantChildren(p) {
-		return faultf(0, "%d child arrays; %s has %d", len(h.children), p.dt, wantChildren(p))
-	}
-	if f := checkNulls(p, &h); f != nil {
+	if f := checkNulls(p, h); f != nil {
 		return f
 	}
-	b1, b2 := bufBytes(bufs, 1), bufBytes(bufs, 2)
+	bufs, b1, b2 := h.bufs, h.b1, h.b2
 	switch p.kind {
 	case kNull:
 	case kBool:
-		if end := wholeEnd(&h, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
+		if end := wholeEnd(h, off, n); end > 0 && uint64(len(b1))*8 < uint64(end) {
 			return faultf(len(b1)*8-base, "values bitmap of %d bytes is too short", len(b1))
 		}
 	case kFixed:
-		if f := covers(b1, wholeEnd(&h, off, n), p.width, base, "values"); f != nil {
+		if f := covers(b1, wholeEnd(h, off, n), p.width, base, "values"); f != nil {
 			return f
 		}
 	case kBinary:
-		return checkBinary[int32](k, p, d, &h, b1, b2, off, n)
+		return checkBinary[int32](k, p, d, h, b1, b2, off, n)
 	case kLargeBinary:
-		return checkBinary[int64](k, p, d, &h, b1, b2, off, n)
+		return checkBinary[int64](k, p, d, h, b1, b2, off, n)
 	case kView:
-		return k.views(p, d, &h, bufs, off, n)
+		return k.views(p, d, h, bufs, off, n)
 	case kList:
-		return checkList[int32](k, p, d, &h, b1, off, n)
+		return checkList[int32](k, p, d, h, b1, off, n)
 	case kLargeList:
-		return checkList[int64](k, p, d, &h, b1, off, n)
+		return checkList[int64](k, p, d, h, b1, off, n)
 	case kFixedList:
 		ch := h.children[0]
 		w := uint64(p.width)
@@ -164,36 +162,27 @@ func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 		}
 		return k.child(p, 0, ch, ch.Offset()+off*p.width, n*p.width)
 	case kListView:
-		return checkListView[int32](k, p, d, &h, b1, b2, off, n)
+		return checkListView[int32](k, p, d, h, b1, b2, off, n)
 	case kLargeListView:
-		return checkListView[int64](k, p, d, &h, b1, b2, off, n)
+		return checkListView[int64](k, p, d, h, b1, b2, off, n)
 	case kStruct:
-		return k.sameRows(p, &h, off, n)
+		return k.sameRows(p, h, off, n)
 	case kSparseUnion:
-		if f := covers(b1, wholeEnd(&h, off, n), 1, base, "type ids"); f != nil {
+		if f := covers(b1, wholeEnd(h, off, n), 1, base, "type ids"); f != nil {
 			return f
 		}
 		if i := firstBadTypeID(b1[off:off+n], p.unionChild); i >= 0 {
 			return faultf(off-base+i, "type id %d names no child", int8(b1[off+i]))
 		}
-		return k.sameRows(p, &h, off, n)
+		return k.sameRows(p, h, off, n)
 	case kDenseUnion:
-		return k.denseUnion(p, d, &h, b1, b2, off, n)
+		return k.denseUnion(p, d, h, b1, b2, off, n)
 	case kDict:
-		return k.dict(p, d, &h, bufs, b1, off, n)
+		return k.dict(p, d, h, bufs, b1, off, n)
 	case kRunEnd:
-		return k.runEnds(p, d, &h, off, n)
+		return k.runEnds(p, d, h, off, n)
 	}
 	return nil
-}
-
-// wantChildren is the number of child arrays an array of p has.
-func wantChildren(p *plan) int {
-	switch p.kind {
-	case kDict:
-		return 0 // the dictionary is not a child
-	}
-	return len(p.children)
 }
 
 func bufBytes(bufs []*memory.Buffer, i int) []byte {
@@ -226,27 +215,85 @@ func (k checker) child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFau
 	return nil
 }
 
-// arrayHead is what checker reads of every array, read once, through
-// the concrete type when it is arrow-go's (whose getters then inline).
+// arrayHead is what checker and seg read of every array, read once,
+// through the concrete type when it is arrow-go's (whose getters then
+// inline): its buffers, and the bytes of the first three (validity, and
+// values, offsets, ids or indices), its children, offset, length and
+// null count.
 type arrayHead struct {
 	bufs                []*memory.Buffer
+	vb, b1, b2          []byte // validity (even with no nulls), buffers 1 and 2
 	children            []arrow.ArrayData
-	base, length, nulls int
+	base, length, nullN int
 }
 
 func headOf(d arrow.ArrayData) arrayHead {
+	var h arrayHead
+	h.read(d)
+	return h
+}
+
+// read sets h to the head of d, in place: the head is large enough that
+// returning it costs as much as reading it.
+func (h *arrayHead) read(d arrow.ArrayData) {
 	if ad, ok := d.(*array.Data); ok {
-		return arrayHead{ad.Buffers(), ad.Children(), ad.Offset(), ad.Len(), ad.NullN()}
+		h.bufs, h.children = ad.Buffers(), ad.Children()
+		h.base, h.length, h.nullN = ad.Offset(), ad.Len(), ad.NullN()
+	} else {
+		h.bufs, h.children = d.Buffers(), d.Children()
+		h.base, h.length, h.nullN = d.Offset(), d.Len(), d.NullN()
 	}
-	return arrayHead{d.Buffers(), d.Children(), d.Offset(), d.Len(), d.NullN()}
+	h.vb, h.b1, h.b2 = nil, nil, nil
+	switch bufs := h.bufs; {
+	case len(bufs) > 2:
+		h.b2 = bytesOf(bufs[2])
+		fallthrough
+	case len(bufs) > 1:
+		h.b1 = bytesOf(bufs[1])
+		fallthrough
+	case len(bufs) > 0:
+		h.vb = bytesOf(bufs[0])
+	}
+}
+
+// plainFixed reports whether h is a sound array of fixed-width values with
+// no nulls, the commonest column: what arrayOf checks of it, checked with
+// less ado. When it is false, arrayOf makes the checks and names the fault.
+func (h *arrayHead) plainFixed(p *plan) bool {
+	base, n := h.base, h.length
+	return p.kind == kFixed && h.nullN == 0 && len(h.bufs) >= 2 && len(h.children) == 0 &&
+		base >= 0 && n >= 0 && uint64(base)+uint64(n) <= maxLength &&
+		uint64(len(h.b1)) >= uint64(base+n)*uint64(p.width) && allValid(h.vb, base, n)
+}
+
+// allValid reports whether bits [base, base+n) of the validity bitmap vb
+// are all set, or vb is empty: whether a null count of 0 is true. (Small
+// enough to inline: bitmaps of up to 64 rows, those of small batches, are
+// checked in one word.)
+func allValid(vb []byte, base, n int) bool {
+	if len(vb) == 0 {
+		return true
+	}
+	if base&7+n <= 64 && base>>3+8 <= len(vb) {
+		mask := uint64(1)<<n - 1 // (n = 64: all ones)
+		return binary.LittleEndian.Uint64(vb[base>>3:])>>(base&7)&mask == mask
+	}
+	return allValidLong(vb, base, n)
+}
+
+// allValidLong is allValid of more than one word.
+func allValidLong(vb []byte, base, n int) bool {
+	return uint64(len(vb))*8 >= uint64(base)+uint64(n) && arrowpack.CountOnes(vb, base, n) == n
 }
 
 // checkNulls checks an array's null count against its validity bitmap,
 // over all of the array: the count arrow-go reports must be the nulls the
 // block will hold.
 func checkNulls(p *plan, h *arrayHead) *batchFault {
-	nulls := h.nulls
-	bm := bufBytes(h.bufs, 0)
+	nulls, bm := h.nullN, h.vb
+	if nulls == 0 && !p.noValidity && p.kind != kNull && allValid(bm, h.base, h.length) {
+		return nil // the common case
+	}
 	switch p.kind {
 	case kNull:
 		if nulls >= 0 && nulls != h.length {
@@ -289,10 +336,10 @@ func bitIsNull(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 == 0 }
 // validBits returns d's validity bitmap when some row may be null, nil
 // when none is (checkNulls has checked them against each other).
 func (h *arrayHead) validBits() []byte {
-	if h.nulls == 0 {
+	if h.nullN == 0 {
 		return nil
 	}
-	return bufBytes(h.bufs, 0)
+	return h.vb
 }
 
 // validBits is arrayHead.validBits of d.

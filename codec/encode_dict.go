@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
 )
 
 // dict writes the indices and the dictionary of segs of a dictionary array.
@@ -28,8 +29,7 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 			c.push(d, d.Offset(), d.Len())
 		}
 	case dc.dict == nil:
-		checkIndices(p, segs)
-		c.fixed(segs, n, p.width, p.transpose)
+		c.indices(p, segs, n)
 		if len(segs) > 0 {
 			d := segs[0].d.Dictionary()
 			c.push(d, d.Offset(), d.Len())
@@ -90,21 +90,49 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 	return dictCat{indices: indices, dict: unified}
 }
 
-// checkIndices checks that the indices of the valid rows of segs lie
-// inside their dictionaries, which checker leaves to the writer.
-func checkIndices(p *plan, segs []seg) {
-	for si := range segs {
-		s := &segs[si]
-		idx := buffer(s, 1, p.width)
-		size := dictionaryOf(s.d).Len()
-		step := checkChunk / p.width
-		for i := 0; i < s.n; i += step {
-			j := min(i+step, s.n)
-			if firstBadIndex(idx[i*p.width:j*p.width], p.width, p.signed, size, s.bm, s.off+i) >= 0 {
+// indices writes the indices of segs, which share one dictionary, checking
+// that those of valid rows lie inside it (which checker leaves to the
+// writer): as it copies them, or before it transposes them.
+func (c *encoding) indices(p *plan, segs []seg, n int) {
+	if p.transpose && c.w.xf&flagTranspose != 0 {
+		for si := range segs {
+			s := &segs[si]
+			if firstBadIndex(buffer(s, 1, p.width), p.width, p.signed, dictionaryOf(s.d).Len(), s.bm, s.off) >= 0 {
 				late()
 			}
 		}
+		c.fixed(segs, n, p.width, p.transpose)
+		return
 	}
+	dst := c.w.reserve(n * p.width)
+	at := 0
+	for si := range segs {
+		s := &segs[si]
+		idx := buffer(s, 1, p.width)
+		limit := indexLimit(p.width, p.signed, dictionaryOf(s.d).Len())
+		if dst == nil {
+			if firstBadIndex(idx, p.width, p.signed, dictionaryOf(s.d).Len(), s.bm, s.off) >= 0 {
+				late()
+			}
+		} else if copyMaxIndex(dst[at:], idx, p.width) >= limit && firstBadIndexAbove(idx, p.width, limit, s.bm, s.off) >= 0 {
+			late()
+		}
+		at += len(idx)
+	}
+}
+
+// copyMaxIndex copies indices of width bytes from src to dst and returns
+// the largest, read as unsigned.
+func copyMaxIndex(dst, src []byte, width int) uint64 {
+	switch width {
+	case 1:
+		return uint64(arrowpack.CopyMaxUint8(dst, src))
+	case 2:
+		return uint64(arrowpack.CopyMaxUint16(view[uint16](dst), view[uint16](src)))
+	case 4:
+		return uint64(arrowpack.CopyMaxUint32(view[uint32](dst), view[uint32](src)))
+	}
+	return arrowpack.CopyMaxUint64(view[uint64](dst), view[uint64](src))
 }
 
 // shiftIndices writes into dst the indices of segs into their

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack"
 )
@@ -15,14 +14,17 @@ import (
 // holds their concatenation, just as encoding array.Concatenate's result
 // would.
 type seg struct {
+	// What the encoder reads of d, read once when the seg is made: its
+	// buffers, the bytes of the first three, its children, offset, length
+	// and null count.
+	arrayHead
 	d      arrow.ArrayData
 	off, n int
-	// What the encoder reads of d, looked up once when the seg is made:
-	// its validity bitmap (nil when it has no nulls), buffers 1 and 2, its
-	// null count and whether the seg is all of d.
-	bm, b1, b2 []byte
-	nulls      int
-	whole      bool
+	// Of the seg's rows: the validity bitmap (nil when d has no nulls),
+	// d's null count, and whether the seg is all of d.
+	bm    []byte
+	nulls int
+	whole bool
 	// Of arrays with offsets: the range of data bytes or child elements
 	// the seg's offsets delimit, set by offsetsNode.
 	lo, hi int
@@ -83,39 +85,25 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
 func (s *seg) set(d arrow.ArrayData, off, n int) {
 	s.d = d
-	s.bm, s.b1, s.b2, s.nulls = nil, nil, nil, 0
-	// Through the concrete type when it is arrow-go's, whose getters then
-	// inline: with the arrays of many small batches this walk is mostly
-	// waiting on memory, and fewer instructions let more of it overlap.
-	var bufs []*memory.Buffer
-	var doff, dlen int
-	ad, concrete := d.(*array.Data)
-	if concrete {
-		bufs, doff, dlen = ad.Buffers(), ad.Offset(), ad.Len()
-	} else {
-		bufs, doff, dlen = d.Buffers(), d.Offset(), d.Len()
-	}
+	s.read(d)
+	s.setRows(off, n)
+}
+
+// setRows makes s the seg of rows [off, off+n), or (n < 0) all, of the
+// array whose head s has read.
+func (s *seg) setRows(off, n int) {
 	if n < 0 {
-		off, n = doff, dlen
+		off, n = s.base, s.length
 	}
 	s.off, s.n = off, n
-	if len(bufs) > 0 && bufs[0] != nil {
-		if concrete {
-			s.nulls = ad.NullN()
-		} else {
-			s.nulls = d.NullN()
-		}
+	s.bm, s.nulls = nil, 0
+	if s.vb != nil {
+		s.nulls = s.nullN
 		if s.nulls != 0 {
-			s.bm = bufs[0].Bytes()
+			s.bm = s.vb
 		}
 	}
-	if len(bufs) > 1 {
-		s.b1 = bytesOf(bufs[1])
-	}
-	if len(bufs) > 2 {
-		s.b2 = bytesOf(bufs[2])
-	}
-	s.whole = off == doff && n == dlen
+	s.whole = off == s.base && n == s.length
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to

@@ -37,13 +37,13 @@ func offsetsOf[T int32 | int64](s *seg) []T {
 
 // offsetKernels are the kernels that write offsets of one width.
 type offsetKernels[T int32 | int64] struct {
-	rebase  func(dst, src []T, base T)
+	rebase  func(dst, src []T, base T) bool // and report they never decrease
 	lengths func(dst, offsets []T)
 }
 
 var (
-	offsets32 = offsetKernels[int32]{arrowpack.RebaseOffsets32, arrowpack.OffsetsToLengths32}
-	offsets64 = offsetKernels[int64]{arrowpack.RebaseOffsets64, arrowpack.OffsetsToLengths64}
+	offsets32 = offsetKernels[int32]{arrowpack.RebaseNondecreasing32, arrowpack.OffsetsToLengths32}
+	offsets64 = offsetKernels[int64]{arrowpack.RebaseNondecreasing64, arrowpack.OffsetsToLengths64}
 )
 
 // checkChunk is how many bytes (of data, or offsets and indices) the
@@ -97,26 +97,26 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 }
 
 // putOffsets writes offsets o into dst rebased by base (lengths set: the
-// lengths of the values into dst[1:]), checking a chunk at a time, before
-// writing it, that the offsets never decrease.
+// lengths of the values into dst[1:]), checking that the offsets never
+// decrease: in the same pass when rebasing, or a chunk at a time before
+// writing it when computing lengths.
 func putOffsets[T int32 | int64](k offsetKernels[T], dst, o []T, base T, lengths bool) {
+	if !lengths {
+		if !k.rebase(dst, o, base) {
+			late()
+		}
+		return
+	}
 	step := checkChunk / int(unsafe.Sizeof(T(0)))
 	last := len(o) - 1
 	limit := int64(o[last])
-	if !lengths {
-		dst[last] = o[last] - base
-	}
 	for i := 0; i < last; i += step {
 		j := min(i+step, last)
 		ch := o[i : j+1]
 		if !offsetsValid(ch, limit) {
 			late()
 		}
-		if lengths {
-			k.lengths(dst[i+1:], ch)
-		} else {
-			k.rebase(dst[i:], ch[:len(ch)-1], base)
-		}
+		k.lengths(dst[i+1:], ch)
 	}
 }
 
@@ -143,11 +143,7 @@ func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs 
 		case !utf:
 			copy(dst[at:], src)
 		default:
-			for i := 0; i < len(src); i += checkChunk {
-				ch := src[i:min(i+checkChunk, len(src))]
-				ascii = ascii && arrowpack.IsASCII(ch)
-				copy(dst[at+i:], ch)
-			}
+			ascii = arrowpack.CopyASCII(dst[at:], src)
 		}
 		at += len(src)
 		if !ascii && firstBadUTF8(s.b2, offsetsOf[T](s)) >= 0 {

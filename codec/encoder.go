@@ -153,22 +153,27 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
-		cols := rec.Columns()
+		cols, rows := rec.Columns(), rec.NumRows()
 		if len(cols) != len(e.plans) {
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
 			d := col.Data()
-			if int64(d.Len()) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, d.Len(), rec.NumRows())
+			s := &c.segs[i*k+r]
+			s.d = d
+			s.read(d)
+			if int64(s.length) != rows {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rows)
 			}
 			// Checked before anything is sized from it.
-			if f := (checker{}).array(e.plans[i], d, d.Offset(), d.Len()); f != nil {
-				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+			p := e.plans[i]
+			if !s.plainFixed(p) {
+				if f := (checker{}).arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
+					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+				}
 			}
-			s := &c.segs[i*k+r]
-			s.set(d, -1, -1)
-			c.est += s.estimate(e.plans[i])
+			s.setRows(-1, -1)
+			c.est += s.estimate(p)
 		}
 	}
 	return c, int(total), nil

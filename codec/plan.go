@@ -51,6 +51,33 @@ type plan struct {
 	children []*plan
 	// unionChild maps a union type code to the index of its child, or -1.
 	unionChild *[128]int8
+	// What an array of p must have, worked out by setShape for the
+	// encoder's checks: at least minBufs buffers and nChildren children;
+	// noValidity: a union or run-end array, which has no validity bitmap.
+	minBufs, nChildren int
+	noValidity         bool
+}
+
+// setShape sets minBufs, nChildren and noValidity of p and its children.
+func (p *plan) setShape() {
+	p.minBufs = p.kind.buffers()
+	switch p.kind {
+	case kNull, kStruct, kFixedList, kRunEnd:
+		p.minBufs = 0 // only a validity slot, which may be left out
+	case kView:
+		p.minBufs = 2
+	}
+	p.nChildren = len(p.children)
+	if p.kind == kDict {
+		p.nChildren = 0 // the dictionary is not a child
+	}
+	switch p.kind {
+	case kSparseUnion, kDenseUnion, kRunEnd:
+		p.noValidity = true
+	}
+	for _, c := range p.children {
+		c.setShape()
+	}
 }
 
 // buffers returns the number of buffers an array of kind k has in Arrow,
@@ -94,6 +121,7 @@ func newPlans(schema *arrow.Schema) ([]*plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %q: %w", f.Name, err)
 		}
+		p.setShape()
 		plans[i] = p
 	}
 	return plans, nil
