@@ -260,9 +260,9 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	ss := cp.scratch.get()
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
-	if e.cfg.compression == Light && c.est < minDecide && e.cfg.minSavings < 1 {
-		// A small block is compressed as LZ4 compresses it, transposed
-		// (section_light.go).
+	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
+		// A small block of few rows is compressed as MinLZ compresses
+		// it, transposed (section_light.go).
 		xf = defaultTransforms
 	}
 	ss.xf = xf
