@@ -261,14 +261,35 @@ func (h *arrayHead) read(d arrow.ArrayData) {
 	}
 }
 
-// plainFixed reports whether h is a sound array of fixed-width values with
-// no nulls, the commonest column: what arrayOf checks of it, checked with
-// less ado. When it is false, arrayOf makes the checks and names the fault.
-func (h *arrayHead) plainFixed(p *plan) bool {
+// plain reports whether h is a sound array of fixed-width values, or of
+// strings or binary with 32-bit offsets, with no nulls, all of it to be
+// written: the commonest columns, whose checks arrayOf makes with more
+// ado. When it is false, arrayOf makes the checks and names the fault.
+func (h *arrayHead) plain(p *plan) bool {
 	base, n := h.base, h.length
-	return p.kind == kFixed && h.nullN == 0 && len(h.bufs) >= 2 && len(h.children) == 0 &&
-		base >= 0 && n >= 0 && uint64(base)+uint64(n) <= maxLength &&
-		uint64(len(h.b1)) >= uint64(base+n)*uint64(p.width) && allValid(h.vb, base, n)
+	if h.nullN != 0 || len(h.children) != 0 || base < 0 || n < 0 || uint64(base)+uint64(n) > maxLength {
+		return false
+	}
+	switch p.kind {
+	case kFixed:
+		if len(h.bufs) < 2 || uint64(len(h.b1)) < uint64(base+n)*uint64(p.width) {
+			return false
+		}
+	case kBinary:
+		// The offsets of the rows (arrow-go's last one among them) in
+		// [0, len(data)], the first no more than the last; the writer
+		// checks they never decrease.
+		if len(h.bufs) < 3 || uint64(len(h.b1)) < uint64(base+n+1)*4 {
+			return false
+		}
+		o := view[int32](h.b1)
+		if lo, hi := o[base], o[base+n]; lo < 0 || hi < lo || int(hi) > len(h.b2) {
+			return false
+		}
+	default:
+		return false
+	}
+	return allValid(h.vb, base, n)
 }
 
 // allValid reports whether bits [base, base+n) of the validity bitmap vb

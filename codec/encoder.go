@@ -168,7 +168,7 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			}
 			// Checked before anything is sized from it.
 			p := e.plans[i]
-			if !s.plainFixed(p) {
+			if !s.plain(p) {
 				if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
 					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 				}
