@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -325,90 +326,137 @@ func TestCopyCheckPanicsOnShortDst(t *testing.T) {
 	}
 }
 
-// BenchmarkCopyCheck compares, per kernel and size in bytes, the fused
-// kernel (way=fused) with a plain copy of the same bytes (way=copy) and with
-// what it replaces, a copy and then the separate check (way=sep: copy and
-// IsASCII, MaxUintN, popcount; RebaseOffsets and the nondecreasing check of
+// copyCheckBench is one kernel at one size for the benchmarks: the fused
+// kernel, a plain copy of the same bytes, and what the fused kernel
+// replaces, a copy and then the separate check (copy and IsASCII,
+// MaxUintN, popcount; RebaseOffsets and the nondecreasing check of
 // ValidOffsets), all on the active path. The inputs pass their checks, so
 // that every way reads everything.
-func BenchmarkCopyCheck(b *testing.B) {
-	sizes := []int{16, 64, 256, 1 << 10, 8 << 10, 32 << 10}
-	ascii := func(n int) []byte {
-		s := make([]byte, n)
-		for i := range s {
-			s[i] = 'a' + byte(i%26)
-		}
-		return s
+type copyCheckBench struct {
+	kernel string
+	bytes  int
+	ways   [3]func() // fused, copy, sep
+}
+
+var copyCheckWays = [3]string{"fused", "copy", "sep"}
+
+func copyCheckBenches() []copyCheckBench {
+	var bs []copyCheckBench
+	add := func(kernel string, n int, fused, cp, sep func()) {
+		bs = append(bs, copyCheckBench{kernel, n, [3]func(){fused, cp, sep}})
 	}
 	random := func(n int) []byte {
-		g := &gen{r: newGen([]byte{byte(n)}).r}
 		s := make([]byte, n)
-		fill(g, s)
+		fill(&gen{r: newGen([]byte{byte(n)}).r}, s)
 		return s
 	}
-	run := func(name string, n int, fused, cp, sep func()) {
-		for _, w := range []struct {
-			way string
-			f   func()
-		}{{"fused", fused}, {"copy", cp}, {"sep", sep}} {
-			b.Run(fmt.Sprintf("kernel=%s/bytes=%d/way=%s", name, n, w.way), func(b *testing.B) {
-				b.SetBytes(int64(n))
+	for _, n := range []int{16, 64, 256, 1 << 10, 8 << 10, 32 << 10} {
+		src, dst := make([]byte, n), make([]byte, n)
+		for i := range src {
+			src[i] = 'a' + byte(i%26)
+		}
+		add("ASCII", n, func() { sinkBool = CopyASCII(dst, src) }, func() { copy(dst, src) },
+			func() { copy(dst, src); sinkBool = IsASCII(src) })
+
+		rnd := random(n)
+		add("CountOnes", n, func() { sinkInt = CopyCountOnes(dst, rnd) }, func() { copy(dst, rnd) },
+			func() { copy(dst, rnd); sinkInt = active.popcount(rnd) })
+		add("Max8", n, func() { sinkU64 = uint64(CopyMaxUint8(dst, rnd)) }, func() { copy(dst, rnd) },
+			func() { copy(dst, rnd); sinkU64 = uint64(MaxUint8(rnd)) })
+		s16 := unsafe.Slice((*uint16)(unsafe.Pointer(&rnd[0])), n/2)
+		d16 := unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), n/2)
+		add("Max16", n, func() { sinkU64 = uint64(CopyMaxUint16(d16, s16)) }, func() { copy(d16, s16) },
+			func() { copy(d16, s16); sinkU64 = uint64(MaxUint16(s16)) })
+		s32 := unsafe.Slice((*uint32)(unsafe.Pointer(&rnd[0])), n/4)
+		d32 := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), n/4)
+		add("Max32", n, func() { sinkU64 = uint64(CopyMaxUint32(d32, s32)) }, func() { copy(d32, s32) },
+			func() { copy(d32, s32); sinkU64 = uint64(MaxUint32(s32)) })
+		s64 := unsafe.Slice((*uint64)(unsafe.Pointer(&rnd[0])), n/8)
+		d64 := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), n/8)
+		add("Max64", n, func() { sinkU64 = CopyMaxUint64(d64, s64) }, func() { copy(d64, s64) },
+			func() { copy(d64, s64); sinkU64 = MaxUint64(s64) })
+
+		o32, r32 := make([]int32, n/4), make([]int32, n/4)
+		for i := range o32 {
+			o32[i] = int32(100 + 7*i)
+		}
+		add("Rebase32", n, func() { sinkBool = RebaseNondecreasing32(r32, o32, 100) }, func() { copy(r32, o32) },
+			func() { RebaseOffsets32(r32, o32, 100); sinkBool = active.nondecreasing32(o32) })
+		o64, r64 := make([]int64, n/8), make([]int64, n/8)
+		for i := range o64 {
+			o64[i] = int64(100 + 7*i)
+		}
+		add("Rebase64", n, func() { sinkBool = RebaseNondecreasing64(r64, o64, 100) }, func() { copy(r64, o64) },
+			func() { RebaseOffsets64(r64, o64, 100); sinkBool = active.nondecreasing64(o64) })
+	}
+	return bs
+}
+
+// BenchmarkCopyCheck runs each way of each kernel and size (bytes) as a
+// benchmark of its own: way=fused, way=copy, way=sep (see copyCheckBench);
+// compare them with benchstat -col /way over interleaved -count runs.
+func BenchmarkCopyCheck(b *testing.B) {
+	for _, c := range copyCheckBenches() {
+		for w, f := range c.ways {
+			b.Run(fmt.Sprintf("kernel=%s/bytes=%d/way=%s", c.kernel, c.bytes, copyCheckWays[w]), func(b *testing.B) {
+				b.SetBytes(int64(c.bytes))
 				for b.Loop() {
-					w.f()
+					f()
 				}
 			})
 		}
 	}
-	for _, n := range sizes {
-		src, dst := ascii(n), make([]byte, n)
-		run("ASCII", n, func() { sinkBool = CopyASCII(dst, src) }, func() { copy(dst, src) },
-			func() { copy(dst, src); sinkBool = IsASCII(src) })
+}
+
+// BenchmarkCopyCheckInterleaved measures the three ways of each kernel and
+// size in turns a few microseconds apart, so that all three meet the same
+// load on a shared machine: each b.N round times about 64 KiB of work of
+// each way, in a rotating order. It reports the median ns/op of each way
+// and the medians and quartiles of the per-round ratios fused/copy and
+// fused/sep. ns/op itself is the time of a whole round and means little.
+func BenchmarkCopyCheckInterleaved(b *testing.B) {
+	for _, c := range copyCheckBenches() {
+		b.Run(fmt.Sprintf("kernel=%s/bytes=%d", c.kernel, c.bytes), func(b *testing.B) {
+			k := max(1, (64<<10)/c.bytes)
+			var ns [3][]float64
+			var vsCopy, vsSep []float64
+			round := 0
+			for b.Loop() {
+				var t [3]float64
+				for j := range 3 {
+					w := (j + round) % 3
+					start := time.Now()
+					for range k {
+						c.ways[w]()
+					}
+					t[w] = float64(time.Since(start).Nanoseconds()) / float64(k)
+					ns[w] = append(ns[w], t[w])
+				}
+				vsCopy = append(vsCopy, t[0]/t[1])
+				vsSep = append(vsSep, t[0]/t[2])
+				round++
+			}
+			for w, name := range copyCheckWays {
+				b.ReportMetric(quantile(ns[w], 0.5), name+"-ns")
+			}
+			b.ReportMetric(quantile(vsCopy, 0.25), "fused/copy-q1")
+			b.ReportMetric(quantile(vsCopy, 0.5), "fused/copy")
+			b.ReportMetric(quantile(vsCopy, 0.75), "fused/copy-q3")
+			b.ReportMetric(quantile(vsSep, 0.25), "fused/sep-q1")
+			b.ReportMetric(quantile(vsSep, 0.5), "fused/sep")
+			b.ReportMetric(quantile(vsSep, 0.75), "fused/sep-q3")
+		})
 	}
-	for _, n := range sizes {
-		src, dst := random(n), make([]byte, n)
-		run("CountOnes", n, func() { sinkInt = CopyCountOnes(dst, src) }, func() { copy(dst, src) },
-			func() { copy(dst, src); sinkInt = active.popcount(src) })
+}
+
+// quantile returns the q-quantile of x (nearest rank), 0 if x is empty.
+func quantile(x []float64, q float64) float64 {
+	if len(x) == 0 {
+		return 0
 	}
-	for _, n := range sizes {
-		src, dst := random(n), make([]byte, n)
-		run("Max8", n, func() { sinkU64 = uint64(CopyMaxUint8(dst, src)) }, func() { copy(dst, src) },
-			func() { copy(dst, src); sinkU64 = uint64(MaxUint8(src)) })
-	}
-	for _, n := range sizes {
-		src, dst := random(n), make([]byte, n)
-		s16 := unsafe.Slice((*uint16)(unsafe.Pointer(&src[0])), n/2)
-		d16 := unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), n/2)
-		run("Max16", n, func() { sinkU64 = uint64(CopyMaxUint16(d16, s16)) }, func() { copy(d16, s16) },
-			func() { copy(d16, s16); sinkU64 = uint64(MaxUint16(s16)) })
-	}
-	for _, n := range sizes {
-		s32, d32 := make([]uint32, n/4), make([]uint32, n/4)
-		fill(&gen{r: newGen(nil).r}, s32)
-		run("Max32", n, func() { sinkU64 = uint64(CopyMaxUint32(d32, s32)) }, func() { copy(d32, s32) },
-			func() { copy(d32, s32); sinkU64 = uint64(MaxUint32(s32)) })
-	}
-	for _, n := range sizes {
-		s64, d64 := make([]uint64, n/8), make([]uint64, n/8)
-		fill(&gen{r: newGen(nil).r}, s64)
-		run("Max64", n, func() { sinkU64 = CopyMaxUint64(d64, s64) }, func() { copy(d64, s64) },
-			func() { copy(d64, s64); sinkU64 = MaxUint64(s64) })
-	}
-	for _, n := range sizes {
-		o, d := make([]int32, n/4), make([]int32, n/4)
-		for i := range o {
-			o[i] = int32(100 + 7*i)
-		}
-		run("Rebase32", n, func() { sinkBool = RebaseNondecreasing32(d, o, 100) }, func() { copy(d, o) },
-			func() { RebaseOffsets32(d, o, 100); sinkBool = active.nondecreasing32(o) })
-	}
-	for _, n := range sizes {
-		o, d := make([]int64, n/8), make([]int64, n/8)
-		for i := range o {
-			o[i] = int64(100 + 7*i)
-		}
-		run("Rebase64", n, func() { sinkBool = RebaseNondecreasing64(d, o, 100) }, func() { copy(d, o) },
-			func() { RebaseOffsets64(d, o, 100); sinkBool = active.nondecreasing64(o) })
-	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
 // Sinks for the benchmarks' results.

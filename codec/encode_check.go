@@ -227,9 +227,9 @@ func (k checker) child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFau
 // null count.
 type arrayHead struct {
 	bufs                []*memory.Buffer
-	bm, b1, b2          []byte
+	vb, b1, b2          []byte // validity (even with no nulls), buffers 1 and 2
 	children            []arrow.ArrayData
-	base, length, nulls int
+	base, length, nullN int
 }
 
 func headOf(d arrow.ArrayData) arrayHead {
@@ -243,12 +243,12 @@ func headOf(d arrow.ArrayData) arrayHead {
 func (h *arrayHead) read(d arrow.ArrayData) {
 	if ad, ok := d.(*array.Data); ok {
 		h.bufs, h.children = ad.Buffers(), ad.Children()
-		h.base, h.length, h.nulls = ad.Offset(), ad.Len(), ad.NullN()
+		h.base, h.length, h.nullN = ad.Offset(), ad.Len(), ad.NullN()
 	} else {
 		h.bufs, h.children = d.Buffers(), d.Children()
-		h.base, h.length, h.nulls = d.Offset(), d.Len(), d.NullN()
+		h.base, h.length, h.nullN = d.Offset(), d.Len(), d.NullN()
 	}
-	h.bm, h.b1, h.b2 = nil, nil, nil
+	h.vb, h.b1, h.b2 = nil, nil, nil
 	switch bufs := h.bufs; {
 	case len(bufs) > 2:
 		h.b2 = bytesOf(bufs[2])
@@ -257,48 +257,68 @@ func (h *arrayHead) read(d arrow.ArrayData) {
 		h.b1 = bytesOf(bufs[1])
 		fallthrough
 	case len(bufs) > 0:
-		h.bm = bytesOf(bufs[0])
+		h.vb = bytesOf(bufs[0])
 	}
 }
 
-// plainFixed reports whether h is a sound array of fixed-width values
-// with no nulls and no more than 64 rows past a byte boundary, the
-// columns of small batches: what arrayOf checks of them, checked inline.
-// When it is false, arrayOf makes the checks and names the fault.
-func (h *arrayHead) plainFixed(p *plan) bool {
+// plain reports whether h is a sound array of fixed-width values, or of
+// strings or binary with 32-bit offsets, with no nulls, all of it to be
+// written: the commonest columns, whose checks arrayOf makes with more
+// ado. When it is false, arrayOf makes the checks and names the fault.
+func (h *arrayHead) plain(p *plan) bool {
 	base, n := h.base, h.length
-	if p.kind != kFixed || h.nulls != 0 || len(h.bufs) < 2 || base < 0 || n < 0 || base&7+n > 64 || len(h.children) != 0 ||
-		uint64(len(h.b1)) < uint64(base+n)*uint64(p.width) {
+	if h.nullN != 0 || len(h.children) != 0 || base < 0 || n < 0 || uint64(base)+uint64(n) > maxLength {
 		return false
 	}
-	if len(h.bm) == 0 {
+	switch p.kind {
+	case kFixed:
+		if len(h.bufs) < 2 || uint64(len(h.b1)) < uint64(base+n)*uint64(p.width) {
+			return false
+		}
+	case kBinary:
+		// The offsets of the rows (arrow-go's last one among them) in
+		// [0, len(data)], the first no more than the last; the writer
+		// checks they never decrease.
+		if len(h.bufs) < 3 || uint64(len(h.b1)) < uint64(base+n+1)*4 {
+			return false
+		}
+		o := view[int32](h.b1)
+		if lo, hi := o[base], o[base+n]; lo < 0 || hi < lo || int(hi) > len(h.b2) {
+			return false
+		}
+	default:
+		return false
+	}
+	return allValid(h.vb, base, n)
+}
+
+// allValid reports whether bits [base, base+n) of the validity bitmap vb
+// are all set, or vb is empty: whether a null count of 0 is true. (Small
+// enough to inline: bitmaps of up to 64 rows, those of small batches, are
+// checked in one word.)
+func allValid(vb []byte, base, n int) bool {
+	if len(vb) == 0 {
 		return true
 	}
-	if base>>3+8 > len(h.bm) {
-		return false
+	if base&7+n <= 64 && base>>3+8 <= len(vb) {
+		mask := uint64(1)<<n - 1 // (n = 64: all ones)
+		return binary.LittleEndian.Uint64(vb[base>>3:])>>(base&7)&mask == mask
 	}
-	w := binary.LittleEndian.Uint64(h.bm[base>>3:]) >> (base & 7)
-	mask := uint64(1)<<n - 1 // (n = 64: all ones)
-	return w&mask == mask
+	return allValidLong(vb, base, n)
+}
+
+// allValidLong is allValid of more than one word.
+func allValidLong(vb []byte, base, n int) bool {
+	return uint64(len(vb))*8 >= uint64(base)+uint64(n) && arrowpack.CountOnes(vb, base, n) == n
 }
 
 // checkNulls checks an array's null count against its validity bitmap,
 // over all of the array: the count arrow-go reports must be the nulls the
 // block will hold.
 func checkNulls(p *plan, h *arrayHead) *batchFault {
-	nulls, bm := h.nulls, h.bm
-	if nulls == 0 && !p.noValidity && p.kind != kNull {
-		// The common case, checked inline: no nulls, and a bitmap of all
-		// ones or none at all.
-		if len(bm) == 0 {
-			return nil
-		}
-		if base, n := h.base, h.length; base&7+n <= 64 && base>>3+8 <= len(bm) {
-			w := binary.LittleEndian.Uint64(bm[base>>3:]) >> (base & 7)
-			if mask := uint64(1)<<n - 1; w&mask == mask { // (n = 64: all ones)
-				return nil
-			}
-		}
+	nulls, bm := h.nullN, h.vb
+	if nulls == 0 && !p.noValidity && p.kind != kNull && allValid(bm, h.base, h.length) {
+		return nil // the common case
 	}
 	switch p.kind {
 	case kNull:
@@ -342,10 +362,10 @@ func bitIsNull(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 == 0 }
 // validBits returns d's validity bitmap when some row may be null, nil
 // when none is (checkNulls has checked them against each other).
 func (h *arrayHead) validBits() []byte {
-	if h.nulls == 0 {
+	if h.nullN == 0 {
 		return nil
 	}
-	return h.bm
+	return h.vb
 }
 
 // validBits is arrayHead.validBits of d.

@@ -14,14 +14,17 @@ import (
 // holds their concatenation, just as encoding array.Concatenate's result
 // would.
 type seg struct {
+	// What the encoder reads of d, read once when the seg is made: its
+	// buffers, the bytes of the first three, its children, offset, length
+	// and null count.
+	arrayHead
 	d      arrow.ArrayData
 	off, n int
-	// What the encoder reads of d, looked up once when the seg is made:
-	// its validity bitmap (nil when it has no nulls), buffers 1 and 2, its
-	// null count and whether the seg is all of d.
-	bm, b1, b2 []byte
-	nulls      int
-	whole      bool
+	// Of the seg's rows: the validity bitmap (nil when d has no nulls),
+	// d's null count, and whether the seg is all of d.
+	bm    []byte
+	nulls int
+	whole bool
 	// Of arrays with offsets: the range of data bytes or child elements
 	// the seg's offsets delimit, set by offsetsNode.
 	lo, hi int
@@ -84,27 +87,26 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
 func (s *seg) set(d arrow.ArrayData, off, n int) {
-	h := headOf(d)
-	s.setHead(d, &h, off, n)
+	s.d = d
+	s.read(d)
+	s.setRows(off, n)
 }
 
-// setHead is set of d, whose head h the caller has read (with many small
-// batches the walk over the arrays is mostly waiting on memory, and reading
-// each header once, through arrow-go's concrete type, lets more overlap).
-func (s *seg) setHead(d arrow.ArrayData, h *arrayHead, off, n int) {
-	s.d = d
+// setRows makes s the seg of rows [off, off+n), or (n < 0) all, of the
+// array whose head s has read.
+func (s *seg) setRows(off, n int) {
 	if n < 0 {
-		off, n = h.base, h.length
+		off, n = s.base, s.length
 	}
 	s.off, s.n = off, n
-	s.b1, s.b2, s.bm, s.nulls = h.b1, h.b2, nil, 0
-	if h.bm != nil {
-		s.nulls = h.nulls
+	s.bm, s.nulls = nil, 0
+	if s.vb != nil {
+		s.nulls = s.nullN
 		if s.nulls != 0 {
-			s.bm = h.bm
+			s.bm = s.vb
 		}
 	}
-	s.whole = off == h.base && n == h.length
+	s.whole = off == s.base && n == s.length
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to

@@ -150,30 +150,31 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
-	var h arrayHead
 	ck := checker{dicts: &c.checked} // a dictionary the batches share is checked once
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
-		cols := rec.Columns()
+		cols, rows := rec.Columns(), rec.NumRows()
 		if len(cols) != len(e.plans) {
 			return nil, 0, fmt.Errorf("%w: batch %d has %d columns, its schema %d fields", ErrInvalidBatch, r, len(cols), len(e.plans))
 		}
 		for i, col := range cols {
 			d := col.Data()
-			h.read(d)
-			if int64(h.length) != rec.NumRows() {
-				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, h.length, rec.NumRows())
+			s := &c.segs[i*k+r]
+			s.d = d
+			s.read(d)
+			if int64(s.length) != rows {
+				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rows)
 			}
 			// Checked before anything is sized from it.
-			if p := e.plans[i]; !h.plainFixed(p) {
-				if f := ck.arrayOf(p, d, &h, h.base, h.length); f != nil {
+			p := e.plans[i]
+			if !s.plain(p) {
+				if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
 					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 				}
 			}
-			s := &c.segs[i*k+r]
-			s.setHead(d, &h, -1, -1)
-			c.est += s.estimate(e.plans[i])
+			s.setRows(-1, -1)
+			c.est += s.estimate(p)
 		}
 	}
 	return c, int(total), nil
@@ -259,9 +260,9 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	ss := cp.scratch.get()
 	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
-	if e.cfg.compression == Light && c.est < minDecide && e.cfg.minSavings < 1 {
-		// A small block is compressed as LZ4 compresses it, transposed
-		// (section_light.go).
+	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
+		// A small block of few rows is compressed as MinLZ compresses
+		// it, transposed (section_light.go).
 		xf = defaultTransforms
 	}
 	ss.xf = xf

@@ -49,6 +49,8 @@ func goldenBlockCases() []goldenBlockCase {
 		// Floats that came from decimals, 64- and 32-bit, with values
 		// that do not (ALP's exceptions), for Light's ALP sections.
 		{"decimals-8192", goldenDecimals, nil},
+		// Floats that are not decimals: byte planes, LZ4, packed and raw.
+		{"floats-8192", goldenFloats, nil},
 	}
 }
 
@@ -89,6 +91,27 @@ func goldenDecimals(mem memory.Allocator) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
+// goldenFloats returns 8192 rows of floats that are not decimals, normal
+// (whose top plane Light packs) and uniform in [0, 1) (whose top plane it
+// compresses with LZ4), and an ascending id column (which every codec
+// compresses).
+func goldenFloats(mem memory.Allocator) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(2026, 8193))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "normal", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "uniform", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := range 8192 {
+		b.Field(0).(*array.Float64Builder).Append(100 * r.NormFloat64())
+		b.Field(1).(*array.Float64Builder).Append(r.Float64())
+		b.Field(2).(*array.Int64Builder).Append(int64(i))
+	}
+	return b.NewRecordBatch()
+}
+
 func TestGoldenBlocks(t *testing.T) {
 	dir := filepath.Join("testdata", "blocks")
 	mem := memory.NewGoAllocator()
@@ -97,6 +120,7 @@ func TestGoldenBlocks(t *testing.T) {
 	}
 	var sawRaw, sawSplit bool
 	sawCodec := map[Compression]bool{}
+	sawPlane := map[byte]bool{}
 	for _, gc := range goldenBlockCases() {
 		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
 		defer want.Release()
@@ -120,6 +144,11 @@ func TestGoldenBlocks(t *testing.T) {
 				h := must(parseHeader(block))
 				mustOK(eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
 					sawCodec[s.codec] = true
+					if s.codec == codecPlanes {
+						for j := range int(s.src[0]) {
+							sawPlane[s.src[planesHeader+j]] = true
+						}
+					}
 					return nil
 				}))
 			}
@@ -143,8 +172,10 @@ func TestGoldenBlocks(t *testing.T) {
 		}
 	}
 	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] ||
-		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] {
-		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v", sawRaw, sawSplit, sawCodec)
+		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] ||
+		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] {
+		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v",
+			sawRaw, sawSplit, sawCodec, sawPlane)
 	}
 }
 

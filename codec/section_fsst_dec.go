@@ -1,6 +1,10 @@
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
 
 // decodeFSST fills raw, exactly, from an FSST section (section_fsst_enc.go
 // has the layout), checking every field before it uses it: the decoded
@@ -47,43 +51,11 @@ func decodeFSST(raw, src []byte) error {
 	}
 	codes := src[at : at+int(c)]
 	out := raw[:m]
-	o, i := 0, 0
-	// While 32 bytes of room are left, take codes four at a time when none
-	// of them is an escape or unknown, writing whole symbols (8 bytes
-	// each, the bytes past a symbol's length overwritten by the next) and
-	// advancing by their lengths; otherwise one code.
-	for i+4 <= len(codes) && o+32 <= len(out) {
-		c4 := binary.LittleEndian.Uint32(codes[i:])
-		if x := ^c4; (x-0x01010101)&^x&0x80808080 == 0 {
-			c0, c1, c2, c3 := uint8(c4), uint8(c4>>8), uint8(c4>>16), uint8(c4>>24)
-			l0, l1, l2, l3 := int(slen[c0]), int(slen[c1]), int(slen[c2]), int(slen[c3])
-			if l0 != 0 && l1 != 0 && l2 != 0 && l3 != 0 {
-				binary.LittleEndian.PutUint64(out[o:], sym[c0])
-				o += l0
-				binary.LittleEndian.PutUint64(out[o:], sym[c1])
-				o += l1
-				binary.LittleEndian.PutUint64(out[o:], sym[c2])
-				o += l2
-				binary.LittleEndian.PutUint64(out[o:], sym[c3])
-				o += l3
-				i += 4
-				continue
-			}
-		}
-		code := codes[i]
-		if code == fsstEscape {
-			out[o] = codes[i+1] // i+1 < i+4 <= len(codes)
-			o++
-			i += 2
-			continue
-		}
-		l := slen[code]
-		if l == 0 {
-			return corruptf("fsst code %d names none of the %d symbols", code, k)
-		}
-		binary.LittleEndian.PutUint64(out[o:], sym[code])
-		o += int(l)
-		i++
+	// The fast loop may write symbols past m, into the tail's room (the
+	// tail is copied after), never past raw.
+	o, i := fsstDecodeFast(raw, codes, &sym, &slen)
+	if o > len(out) {
+		return corruptf("fsst codes decode past %d bytes", m)
 	}
 	// While 8 bytes of room are left, write whole symbols and advance by
 	// their length; then finish byte by byte.
@@ -135,4 +107,92 @@ func decodeFSST(raw, src []byte) error {
 	}
 	copy(raw[m:], src[at+int(c):])
 	return nil
+}
+
+// fsstDecodeFast decodes codes with the table (sym, slen) into dst while at
+// least 8 codes and 64 bytes of room are left, and returns the bytes
+// written and the codes taken. Each symbol is written as a whole word (its
+// bytes past its length overwritten by the next) straight into dst: the
+// room for a round of 8 codes (at most 64 bytes) is checked once, before
+// it, so the stores need no checks of their own. A round of 8 codes
+// without an escape takes them all; otherwise the codes before the first
+// escape and the escaped byte. It stops before a round that holds a code
+// naming no symbol (slen 0), leaving it to the caller to report.
+func fsstDecodeFast(dst, codes []byte, sym *[256]uint64, slen *[256]uint8) (o, i int) {
+	if len(dst) < 64 || len(codes) < 8 {
+		return 0, 0
+	}
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	put := func(o int, v uint64) {
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, o))[:], v)
+	}
+	for i+8 <= len(codes) && o+64 <= len(dst) {
+		w := binary.LittleEndian.Uint64(codes[i:])
+		x := ^w // an escape (0xff) is a zero byte of x
+		esc := (x - 0x0101010101010101) &^ x & 0x8080808080808080
+		if esc == 0 {
+			// Eight symbols, one after another; a code naming no
+			// symbol (length 0, sym 0) writes zeros harmlessly and
+			// sets bit 7 of bad (0 less 1), and the round is
+			// undone for the caller to report.
+			o0 := o
+			c, l := uint8(w), slen[uint8(w)]
+			put(o, sym[c])
+			bad := l - 1
+			o += int(l)
+			c, l = uint8(w>>8), slen[uint8(w>>8)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>16), slen[uint8(w>>16)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>24), slen[uint8(w>>24)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>32), slen[uint8(w>>32)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>40), slen[uint8(w>>40)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>48), slen[uint8(w>>48)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			c, l = uint8(w>>56), slen[uint8(w>>56)]
+			put(o, sym[c])
+			bad |= l - 1
+			o += int(l)
+			if bad&0x80 != 0 {
+				return o0, i
+			}
+			i += 8
+			continue
+		}
+		// The lowest flagged byte is the first escape (flags above it
+		// may be false).
+		for range bits.TrailingZeros64(esc) >> 3 {
+			c := uint8(w)
+			w >>= 8
+			l := slen[c]
+			if l == 0 {
+				return o, i
+			}
+			put(o, sym[c])
+			o += int(l)
+			i++
+		}
+		if i+1 == len(codes) {
+			return o, i // the caller reports the escape ending the codes
+		}
+		*(*byte)(unsafe.Add(p, o)) = codes[i+1]
+		o++
+		i += 2
+	}
+	return o, i
 }

@@ -232,7 +232,9 @@ func trainFSST(data []byte) *fsstTable {
 	t.reset()
 	t.finish()
 	cands := make(map[fsstKey]int)
-	for range fsstRounds {
+	// scale is how many times the data holds the sample.
+	scale := float64(len(data)) / float64(max(len(s), 1))
+	for round := range fsstRounds {
 		tr.parse(t, s)
 		clear(cands)
 		tr.cands = tr.cands[:0]
@@ -291,8 +293,12 @@ func trainFSST(data []byte) *fsstTable {
 				break
 			}
 			// A symbol must cover more than its code does once used
-			// at least twice; 1-byte symbols cover escapes.
-			if c.gain/c.l < 2 {
+			// at least twice; 1-byte symbols cover escapes. The last
+			// round keeps only symbols that save more bytes of the
+			// data than their place in the table takes (a length
+			// byte and theirs): small data gets a small table.
+			uses := c.gain / c.l
+			if uses < 2 || round == fsstRounds-1 && float64(uses*max(c.l-1, 1))*scale <= float64(c.l+1) {
 				continue
 			}
 			t.add(c.sym, c.l)

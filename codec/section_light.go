@@ -22,7 +22,8 @@ const lightMaxValues = 1 << 20
 // values of 16 bytes (width 0 packs them in no bytes) and a tail no longer
 // than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
 // code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
-// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte).
+// planes 256 (an LZ4 plane decodes to at most 255 bytes a byte, a packed
+// one to at most 8).
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
 	case codecBitpack:
@@ -36,6 +37,18 @@ func lightMaxRaw(c Compression, s int) uint64 {
 	}
 	return uint64(s)
 }
+
+// minLightRows is the fewest rows a block under minDecide bytes must have
+// for its buffers to get lightweight sections; a smaller block of fewer
+// rows is transposed and compressed whole with MinLZ (planLight), since its
+// buffers are too short for packing to pay for the sections' headers and
+// FSST's table (lineitem-64: 4.1 KB cut into lightweight sections, 3.2 KB
+// with LZ4, 2.8 KB with MinLZ, which also encodes it in about 0.5-0.8 of
+// LZ4's time and decodes it in about LZ4's) and a general codec finds
+// matches across them. A small block of many rows has buffers long enough
+// to pack (dict-8192's 8192 dictionary indices: 9.2 KB in lightweight
+// sections, 10.1 KB with LZ4, 9.9 KB with MinLZ).
+const minLightRows = 1024
 
 // minLight is the smallest buffer, in bytes, a lightweight codec is tried
 // on: below it the section's header and descriptor cost more than packing
@@ -61,6 +74,7 @@ func (c *compressor) column(p *plan) *columnState {
 type lightScratch struct {
 	words []uint64
 	bytes []byte
+	idx   []uint32
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -74,13 +88,9 @@ type lightScratch struct {
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
 	if ss.xf&flagTranspose != 0 {
-		// A small body (the encoder's guess of its size under
-		// minDecide) is transposed and one LZ4 section, as with LZ4:
-		// its buffers are too short for packing to pay for the
-		// sections' headers, and LZ4 finds matches across them
-		// (lineitem-64: 3.2 KB with LZ4, 4.2 KB cut into lightweight
-		// sections).
-		return append(secs, section{n: len(body), codec: LZ4})
+		// A small body of few rows (minLightRows) is transposed and
+		// one MinLZ section, as with MinLZ.
+		return append(secs, section{n: len(body), codec: MinLZ})
 	}
 	add := func(s section) {
 		if k := len(secs); k > 0 && s.codec <= MinLZ && secs[k-1].codec == s.codec {
@@ -147,11 +157,12 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 			return s
 		}
 		// Not decimals: byte planes, if their sign and exponent planes
-		// shrink. Planes that do not are stored raw without compressor
-		// time, so half the minimum savings is enough.
+		// shrink (with LZ4 or packed). Planes that do not are stored
+		// raw without compressor time, so half the minimum savings is
+		// enough.
 		p, psize, planes := c.choosePlanes(ss, b[:h.n], int(h.width))
 		ss.planes = planes
-		if p.lz4 != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
+		if p.lz4|p.packed != 0 && float64(psize+len(b)-h.n) <= (1-c.minSavings/2)*float64(len(b)) {
 			s.codec, s.hint, s.planes = codecPlanes, h, p
 			return s
 		}
@@ -191,9 +202,7 @@ func lightBound(s section) int {
 func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	switch s.codec {
 	case codecPlanes:
-		z, b := encodePlanes(st, dst, src, s.planes, ls.bytes)
-		ls.bytes = b
-		return z
+		return encodePlanes(st, ls, dst, src, s.planes)
 	case codecBitpack:
 		z, words := encodeBitpack(dst, src, s.bp, ls.words)
 		ls.words = words

@@ -29,17 +29,25 @@ func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
 func (b *blockBuilder) planesChunk(part []byte) []byte {
 	w := []int{4, 8}[b.c.intn(2)]
 	n := len(part) / w
-	p := planesChoice{w: w, n: n, lz4: uint8(b.c.intn(256))}
+	p := planesChoice{w: w, n: n, lz4: uint8(b.c.intn(256)), packed: uint8(b.c.intn(256))}
 	st := &lz4State{fast: new(lz4.Compressor)}
-	z, _ := encodePlanes(st, make([]byte, planesBound(n, w, len(part)-n*w)), part, p, nil)
-	switch b.c.hostile(5) {
+	z := encodePlanes(st, new(lightScratch), make([]byte, planesBound(n, w, len(part)-n*w)), part, p)
+	// The first packed plane's offset in z, if any.
+	packedAt, at := -1, planesHeader+5*w
+	for j := range w {
+		if z[planesHeader+j] == planePacked && packedAt < 0 {
+			packedAt = at
+		}
+		at += int(binary.LittleEndian.Uint32(z[planesHeader+w+4*j:]))
+	}
+	switch b.c.hostile(7) {
 	case 0:
 		b.markBad("byte-plane section of %d-byte values", 2)
 		z[0] = 2
 	case 1:
 		j := b.c.intn(w)
-		b.markBad("byte plane %d of codec 2", j)
-		z[planesHeader+j] = 2
+		b.markBad("byte plane %d of codec 3", j)
+		z[planesHeader+j] = 3
 	case 2:
 		j := b.c.intn(w)
 		b.markBad("byte plane %d a byte longer", j)
@@ -52,6 +60,16 @@ func (b *blockBuilder) planesChunk(part []byte) []byte {
 		if len(z) > planesHeader+5*w {
 			b.markOdd("a plane byte changed")
 			z[planesHeader+5*w+b.c.intn(len(z)-planesHeader-5*w)] ^= byte(1 + b.c.intn(255))
+		}
+	case 5:
+		if packedAt >= 0 {
+			b.markBad("packed plane of one distinct byte")
+			z[packedAt] = 0
+		}
+	case 6:
+		if packedAt >= 0 && z[packedAt] < 255 {
+			b.markBad("packed plane of one distinct byte more")
+			z[packedAt]++
 		}
 	}
 	return z

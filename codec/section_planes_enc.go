@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/arrowpack/arrowpack"
 	"github.com/pierrec/lz4/v4"
@@ -10,25 +11,67 @@ import (
 // The byte-plane section codec, for floats that are not decimals (ALP
 // leaves too many exceptions): n values of w bytes are byte-transposed
 // (arrowpack.TransposeBytes: byte j of value i at j*n + i) and each of the
-// w planes is stored raw or as one LZ4 block. The planes of the sign and
-// exponent bytes of floats that share a sign and a few exponents shrink,
-// those of random mantissas are stored raw. The section's bytes, after
-// which come the tail's:
+// w planes is stored raw, as one LZ4 block or packed. The planes of the
+// sign and exponent bytes of floats that share a sign and a few exponents
+// shrink with LZ4; those of floats of both signs and a few exponents
+// (normally distributed ones) hold a few distinct bytes in random order,
+// which LZ4 does not shrink and packing does: the distinct bytes, then
+// each byte's index among them in as few bits as they need; those of
+// random mantissas are stored raw. The section's bytes, after which come
+// the tail's:
 //
 //	0     uint8   w: bytes per value, 4 or 8
 //	1     3 bytes 0
 //	4     uint32  n: values, at most 2^20
-//	8     w bytes: each plane's codec, 0 raw or 1 LZ4
+//	8     w bytes: each plane's codec, 0 raw, 1 LZ4 or 2 packed
 //	8+w   w uint32: each plane's stored length (n for a raw plane)
 //	8+5w  the planes' stored bytes, one after another
 //	      the tail: the r - n*w raw bytes after the values
+//
+// A packed plane of d distinct bytes (2 to 256) is d-1 in a byte, the d
+// bytes in ascending order, then the n indices bit-packed (bitpack.go's
+// layout) in b = bits.Len(d-1) bits each: 1 + d + PackedLen(n, b) bytes.
 const planesHeader = 8
 
+// The codecs of a plane.
+const (
+	planeRaw    = 0
+	planeLZ4    = 1
+	planePacked = 2
+)
+
+// planesMaxPacked is the most distinct bytes an encoder packs a plane of:
+// 6 bits an index, which saves a quarter of the plane.
+const planesMaxPacked = 64
+
 // planesChoice is which planes of a piece of floats are compressed: bit j
-// of lz4 set for plane j.
+// of lz4 set for plane j compressed with LZ4, of packed for plane j packed.
 type planesChoice struct {
-	w, n int
-	lz4  uint8
+	w, n   int
+	lz4    uint8
+	packed uint8
+}
+
+// planeDistinct returns how many distinct bytes plane holds, or
+// planesMaxPacked+1 as soon as it holds more than planesMaxPacked.
+func planeDistinct(plane []byte) int {
+	var seen [256]bool
+	d := 0
+	for _, b := range plane {
+		if !seen[b] {
+			seen[b] = true
+			if d++; d > planesMaxPacked {
+				break
+			}
+		}
+	}
+	return d
+}
+
+// packedPlaneSize is the bytes a plane of n bytes, d of them distinct,
+// takes packed.
+func packedPlaneSize(n, d int) int {
+	return 1 + d + arrowpack.PackedLen(n, bits.Len(uint(d-1)))
 }
 
 // choosePlanes estimates the byte planes of the n floats of w bytes in b,
@@ -47,16 +90,22 @@ func (c *compressor) choosePlanes(ss *sectionScratch, b []byte, w int) (planesCh
 	size := planesHeader + 5*w
 	for j := range w {
 		plane := t[j*n : (j+1)*n]
-		switch {
-		case looksConstant(plane):
+		if looksConstant(plane) {
 			p.lz4 |= 1 << j
 			size += n / 255
-		case c.worth(&ss.hist, plane):
-			p.lz4 |= 1 << j
-			size += int((1 - matchSavings(plane) + lzSlack) * float64(n))
-		default:
-			size += n
+			continue
 		}
+		best := n
+		if c.worth(&ss.hist, plane) {
+			p.lz4 |= 1 << j
+			best = int((1 - matchSavings(plane) + lzSlack) * float64(n))
+		}
+		if d := planeDistinct(plane); d >= 2 && d <= planesMaxPacked && packedPlaneSize(n, d) < best {
+			p.lz4 &^= 1 << j
+			p.packed |= 1 << j
+			best = packedPlaneSize(n, d)
+		}
+		size += best
 	}
 	return p, size, t
 }
@@ -64,30 +113,34 @@ func (c *compressor) choosePlanes(ss *sectionScratch, b []byte, w int) (planesCh
 // planesBound is the most bytes a byte-plane section of n values of w
 // bytes and a tail of tail bytes takes.
 func planesBound(n, w, tail int) int {
-	return planesHeader + 5*w + w*lz4.CompressBlockBound(n) + tail
+	return planesHeader + 5*w + w*max(lz4.CompressBlockBound(n), 1+256+n) + tail
 }
 
 // encodePlanes writes into dst (of planesBound bytes) the byte-plane
 // section of raw, whose first p.n values of p.w bytes are transposed into
-// scratch (grown as needed and returned) and stored as p says, planes LZ4
-// does not shrink raw after all, with st compressing; the rest of raw is
-// the tail.
-func encodePlanes(st *lz4State, dst, raw []byte, p planesChoice, scratch []byte) ([]byte, []byte) {
+// ls's room and stored as p says, planes LZ4 or packing do not shrink raw
+// after all, with st compressing; the rest of raw is the tail.
+func encodePlanes(st *lz4State, ls *lightScratch, dst, raw []byte, p planesChoice) []byte {
 	vals := p.n * p.w
-	if cap(scratch) < vals {
-		scratch = make([]byte, vals)
+	if cap(ls.bytes) < vals {
+		ls.bytes = make([]byte, vals)
 	}
-	t := scratch[:vals]
+	t := ls.bytes[:vals]
 	arrowpack.TransposeBytes(t, raw[:vals], p.w)
 	dst[0], dst[1], dst[2], dst[3] = byte(p.w), 0, 0, 0
 	binary.LittleEndian.PutUint32(dst[4:], uint32(p.n))
 	o := planesHeader + 5*p.w
 	for j := range p.w {
 		plane := t[j*p.n : (j+1)*p.n]
-		codec, size := byte(0), p.n
-		if p.lz4>>j&1 != 0 && p.n > 0 {
+		codec, size := byte(planeRaw), p.n
+		switch {
+		case p.packed>>j&1 != 0: // packed, if both are set
+			if z := packPlane(ls, dst[o:], plane); z > 0 && z < p.n {
+				codec, size = planePacked, z
+			}
+		case p.lz4>>j&1 != 0 && p.n > 0:
 			if z := lz4Block(st, dst[o:], plane); z > 0 && z < p.n {
-				codec, size = 1, z
+				codec, size = planeLZ4, z
 			}
 		}
 		if codec == 0 {
@@ -98,7 +151,38 @@ func encodePlanes(st *lz4State, dst, raw []byte, p planesChoice, scratch []byte)
 		o += size
 	}
 	o += copy(dst[o:], raw[vals:])
-	return dst[:o], scratch
+	return dst[:o]
+}
+
+// packPlane writes plane packed into dst (of at least 1+256+len(plane)
+// bytes), with ls's room for the indices, and returns the bytes it took,
+// or 0 if plane holds fewer than 2 or more than 256 distinct bytes.
+func packPlane(ls *lightScratch, dst, plane []byte) int {
+	var seen [256]bool
+	for _, b := range plane {
+		seen[b] = true
+	}
+	var index [256]uint32
+	d := 0
+	for b, ok := range seen {
+		if ok {
+			index[b] = uint32(d)
+			dst[1+d] = byte(b)
+			d++
+		}
+	}
+	if d < 2 {
+		return 0
+	}
+	dst[0] = byte(d - 1)
+	if cap(ls.idx) < len(plane) {
+		ls.idx = make([]uint32, len(plane))
+	}
+	idx := ls.idx[:len(plane)]
+	for i, b := range plane {
+		idx[i] = index[b]
+	}
+	return 1 + d + arrowpack.BitPack32(dst[1+d:], idx, 0, bits.Len(uint(d-1)))
 }
 
 // lz4Block compresses src into dst (of at least CompressBlockBound bytes)
