@@ -109,77 +109,52 @@ func testRawRoundTrip(t *testing.T, src string, open func([]byte) (*RawReader, e
 	}
 }
 
-// A RawReader of bytes hands out slices of them, each ending at its block
-// (so appending to one cannot overwrite the next frame), through
-// concatenated streams, whatever buffer Next is given.
-func TestRawReaderBytesAliases(t *testing.T) {
-	_, schema, recs := seededBatches(t, 81, 3, 2, 3)
-	one := writeStream(t, schema, recs)
-	data := append(bytes.Clone(one), one...)
-	r, err := NewRawReaderBytes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := make([]byte, 0, 1<<20)
-	n := 0
-	for {
-		b, err := r.Next(dst)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		off := int(uintptr(unsafe.Pointer(&b.Bytes[0])) - uintptr(unsafe.Pointer(&data[0])))
-		if off < 0 || off+len(b.Bytes) > len(data) {
-			t.Fatalf("block %d is not a slice of the stream's bytes", n)
-		}
-		if cap(b.Bytes) != len(b.Bytes) {
-			t.Fatalf("block %d: capacity %d past its %d bytes", n, cap(b.Bytes), len(b.Bytes))
-		}
-		if got := binary.LittleEndian.Uint64(data[off-frameHeaderSize:]); got != uint64(len(b.Bytes)) {
-			t.Fatalf("block %d at offset %d: its frame says %d bytes, got %d", n, off, got, len(b.Bytes))
-		}
-		if err := b.Verify(); err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
-	if n != 2*len(recs) {
-		t.Fatalf("%d blocks, want %d", n, 2*len(recs))
-	}
-}
-
-// Streams one after another read as one sequence of raw blocks, and Next
-// reads into the caller's buffer when it is large enough.
+// Streams one after another read as one sequence of raw blocks, each
+// verified: from an io.Reader into the caller's buffer when it is large
+// enough; from bytes as slices of them, each ending at its block (so
+// appending to one cannot overwrite the next frame), whatever buffer Next
+// is given.
 func TestRawStreamConcatenatedAndInto(t *testing.T) {
 	_, schema, recs := seededBatches(t, 77, 3, 2, 3)
 	one := writeStream(t, schema, recs)
 	data := append(bytes.Clone(one), one...)
-	r, err := NewRawReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := make([]byte, 0, 1<<20)
-	n := 0
-	for {
-		b, err := r.Next(dst)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for src, open := range rawSources {
+		r, err := open(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if &b.Bytes[0] != &dst[:1][0] {
-			t.Fatalf("block %d not read into the buffer given", n)
+		dst := make([]byte, 0, 1<<20)
+		n := 0
+		for {
+			b, err := r.Next(dst)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src == "bytes" {
+				off := int(uintptr(unsafe.Pointer(&b.Bytes[0])) - uintptr(unsafe.Pointer(&data[0])))
+				if off < frameHeaderSize || off+len(b.Bytes) > len(data) {
+					t.Fatalf("block %d is not a slice of the stream's bytes", n)
+				}
+				if cap(b.Bytes) != len(b.Bytes) {
+					t.Fatalf("block %d: capacity %d past its %d bytes", n, cap(b.Bytes), len(b.Bytes))
+				}
+				if got := binary.LittleEndian.Uint64(data[off-frameHeaderSize:]); got != uint64(len(b.Bytes)) {
+					t.Fatalf("block %d at offset %d: its frame says %d bytes, got %d", n, off, got, len(b.Bytes))
+				}
+			} else if &b.Bytes[0] != &dst[:1][0] {
+				t.Fatalf("block %d not read into the buffer given", n)
+			}
+			if err := b.Verify(); err != nil {
+				t.Fatalf("%s block %d: %v", src, n, err)
+			}
+			n++
 		}
-		if err := b.Verify(); err != nil {
-			t.Fatal(err)
+		if n != 2*len(recs) {
+			t.Fatalf("%s: %d blocks, want %d", src, n, 2*len(recs))
 		}
-		n++
-	}
-	if n != 2*len(recs) {
-		t.Fatalf("%d blocks, want %d", n, 2*len(recs))
 	}
 }
 

@@ -134,7 +134,7 @@ func (s *benchServer) floorBlocks(comp codec.Compression) ([]*sendBlock, error) 
 		if len(blk) > DefaultMaxMessageSize {
 			return nil, fmt.Errorf("floor block of %d bytes is over one message", len(blk))
 		}
-		out = append(out, newSendBlock(blk))
+		out = append(out, newSendBlock(blk, nil))
 	}
 	s.blocks[comp] = out
 	return out, nil

@@ -86,7 +86,7 @@ func (w *Writer) drain(meta []byte) error {
 		if w.raw == nil {
 			err = w.send(b.Bytes, b.CRC, nil, m)
 		} else {
-			sb := newSendBlock(b.Bytes)
+			sb := newSendBlock(b.Bytes, nil)
 			err = w.send(b.Bytes, b.CRC, sb, m)
 			sb.release()
 		}

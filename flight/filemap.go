@@ -1,17 +1,14 @@
 package flight
 
-import (
-	"runtime"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // A fileMap is a stored stream file mapped into memory read-only, so that
 // DoGet sends its blocks by reference, without reading them into buffers.
 // It is reference counted: the DoGet that mapped it holds one reference,
-// and each block of it gRPC has not yet written holds one (a sendBlock of
-// the mapping); the last release unmaps it. Should gRPC drop a block
-// without giving it back, the garbage collector's cleanup unmaps it once
-// nothing refers to the mapping any more.
+// and each block of it gRPC or a decoded batch still holds has one (a
+// sendBlock of the mapping); the last release unmaps it. Should gRPC drop
+// a block without giving it back, the sendBlock's cleanup releases its
+// reference once the garbage collector finds it unreachable.
 //
 // The Server never changes a stored file in place (a put replaces it by
 // renaming a new file over it, which leaves the mapped one as it was), but
@@ -19,9 +16,8 @@ import (
 // on the next read of the bytes it lost: a store whose files may be cut
 // short under the server should be served with ServerOptions.NoMap.
 type fileMap struct {
-	data    []byte
-	refs    atomic.Int32
-	cleanup runtime.Cleanup
+	data []byte
+	refs atomic.Int32
 }
 
 // liveMaps counts the mappings not yet unmapped: tests check that it comes
@@ -34,22 +30,13 @@ func newFileMap(data []byte) *fileMap {
 	m := &fileMap{data: data}
 	m.refs.Store(1)
 	liveMaps.Add(1)
-	m.cleanup = runtime.AddCleanup(m, unmapLost, data)
 	return m
-}
-
-// unmapLost unmaps a mapping whose fileMap became unreachable with
-// references never released.
-func unmapLost(data []byte) {
-	unmapFile(data)
-	liveMaps.Add(-1)
 }
 
 func (m *fileMap) retain() { m.refs.Add(1) }
 
 func (m *fileMap) release() {
 	if m.refs.Add(-1) == 0 {
-		m.cleanup.Stop()
 		unmapFile(m.data)
 		m.data = nil
 		liveMaps.Add(-1)
@@ -60,7 +47,5 @@ func (m *fileMap) release() {
 // reference to the mapping until it is released.
 func (m *fileMap) block(b []byte) *sendBlock {
 	m.retain()
-	s := newSendBlock(b[:len(b):len(b)])
-	s.m = m
-	return s
+	return newSendBlock(b[:len(b):len(b)], m)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"runtime"
 	"sync/atomic"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
@@ -71,6 +72,7 @@ type sendBlock struct {
 	buf  []byte
 	refs atomic.Int32
 	m    *fileMap // the mapping buf is a slice of, or nil for a pooled buf
+	lost runtime.Cleanup
 }
 
 // liveBlocks counts the sendBlocks not yet given back and the received
@@ -78,17 +80,33 @@ type sendBlock struct {
 // that it comes back to zero.
 var liveBlocks atomic.Int64
 
-func newSendBlock(buf []byte) *sendBlock {
-	s := &sendBlock{buf: buf}
+// newSendBlock returns a sendBlock of buf, a slice of m if m is not nil
+// (the caller gave the sendBlock a reference to m), with one reference.
+func newSendBlock(buf []byte, m *fileMap) *sendBlock {
+	s := &sendBlock{buf: buf, m: m}
 	s.refs.Store(1)
 	liveBlocks.Add(1)
+	s.lost = runtime.AddCleanup(s, dropBlock, m)
 	return s
+}
+
+// dropBlock is the cleanup of a sendBlock that became unreachable with
+// references never released: gRPC drops the data of a stream that has
+// ended without giving its buffers back (loopyWriter.preprocessData, as of
+// v1.83). The garbage collector takes a pooled buffer; a block of a
+// mapping releases its reference to it, so that the file is unmapped.
+func dropBlock(m *fileMap) {
+	if m != nil {
+		m.release()
+	}
+	liveBlocks.Add(-1)
 }
 
 func (s *sendBlock) retain() { s.refs.Add(1) }
 
 func (s *sendBlock) release() {
 	if s.refs.Add(-1) == 0 {
+		s.lost.Stop()
 		if s.m != nil {
 			s.m.release()
 			s.m = nil

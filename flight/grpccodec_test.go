@@ -58,7 +58,7 @@ func TestCodecMarshalIdentical(t *testing.T) {
 		buf := blocks.get(max(len(fd.DataBody), 8<<10))[:len(fd.DataBody)]
 		copy(buf, fd.DataBody)
 		live := liveBlocks.Load()
-		sb := newSendBlock(buf)
+		sb := newSendBlock(buf, nil)
 		msg := &sendMsg{FlightData: &aflight.FlightData{FlightDescriptor: fd.FlightDescriptor, DataHeader: fd.DataHeader, AppMetadata: fd.AppMetadata, DataBody: buf}, owner: sb}
 		got, err = Codec.Marshal(msg)
 		if err != nil {

@@ -1,6 +1,7 @@
 package flight
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -24,10 +25,25 @@ func withTransport(t *testing.T, so []grpc.ServerOption, do []grpc.DialOption) {
 // every stored file mapped to be unmapped.
 func waitLive(t *testing.T) {
 	t.Helper()
+	waitLiveWith(t, func() {})
+}
+
+// waitLiveGC is waitLive for a test after which gRPC may have dropped
+// blocks without giving them back (those of a stream that ended while they
+// were queued): it collects garbage while it waits, so that their cleanup
+// runs.
+func waitLiveGC(t *testing.T) {
+	t.Helper()
+	waitLiveWith(t, runtime.GC)
+}
+
+func waitLiveWith(t *testing.T, each func()) {
+	t.Helper()
 	for i := 0; liveBlocks.Load() != 0 || liveMaps.Load() != 0; i++ {
 		if i == 1000 {
 			t.Fatalf("%d blocks or bodies never given back, %d files never unmapped", liveBlocks.Load(), liveMaps.Load())
 		}
+		each()
 		time.Sleep(10 * time.Millisecond)
 	}
 }

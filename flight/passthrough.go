@@ -134,7 +134,7 @@ func eachStored(rr *codec.RawReader, m *fileMap, w *Writer, f func(codec.RawBloc
 		case m != nil:
 			sb = m.block(b.Bytes)
 		case pooled:
-			sb = newSendBlock(b.Bytes)
+			sb = newSendBlock(b.Bytes, nil)
 		}
 		err = f(b, sb)
 		if sb != nil {

@@ -258,3 +258,45 @@ func TestAcceptEveryCompression(t *testing.T) {
 	}
 	waitLive(t)
 }
+
+// A client that goes away in the middle of a DoGet of a mapped stored
+// stream: the file is unmapped (and every pooled block given back) once
+// gRPC has given back the blocks it held, or dropped them (gRPC drops the
+// data queued for a stream that has ended without giving it back: their
+// cleanup releases them).
+func TestMappedDoGetCanceled(t *testing.T) {
+	recs := lineitemBatches(5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000)
+	defer batches.Release(recs)
+	withTransport(t, GRPCServerOptions(), GRPCDialOptions())
+	ts := startServer(t, nil)
+	c := dial(t, ts.addr)
+	ctx := testCtx(t, 60*time.Second)
+	if err := put(ctx, c, []string{"big"}, recs[0].Schema(), recs); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		cctx, cancel := context.WithCancel(ctx)
+		stream, err := c.DoGet(Accept(cctx, codec.None), &aflight.Ticket{Ticket: []byte("big")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReader(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Next() {
+			t.Fatalf("no first batch: %v", r.Err())
+		}
+		if liveMaps.Load() == 0 {
+			t.Fatal("the stored file is not mapped while it is served")
+		}
+		cancel()
+		for r.Next() {
+		}
+		if status.Code(r.Err()) != codes.Canceled {
+			t.Fatalf("after cancel: %v, want Canceled", r.Err())
+		}
+		r.Release()
+		waitLiveGC(t)
+	}
+}

@@ -160,7 +160,7 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 		w.buf = block
 		return w.send(block, checksum(block), nil, meta)
 	}
-	sb := newSendBlock(block)
+	sb := newSendBlock(block, nil)
 	defer sb.release()
 	return w.send(block, checksum(block), sb, meta)
 }
