@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -25,6 +26,9 @@ type seg struct {
 	bm    []byte
 	nulls int
 	whole bool
+	// countNulls: the check left the count of nulls to the writer, which
+	// counts them as it copies the bitmap (a column's seg, always whole).
+	countNulls bool
 	// Of arrays with offsets: the range of data bytes or child elements
 	// the seg's offsets delimit, set by offsetsNode.
 	lo, hi int
@@ -107,6 +111,7 @@ func (s *seg) setRows(off, n int) {
 		}
 	}
 	s.whole = off == s.base && n == s.length
+	s.countNulls = false
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to
@@ -311,9 +316,6 @@ func (c *encoding) validity(segs []seg, n int) {
 		return
 	}
 	dst := c.w.reserve((n + 7) / 8)
-	if dst == nil {
-		return
-	}
 	at := 0
 	for si := range segs {
 		s := &segs[si]
@@ -321,12 +323,42 @@ func (c *encoding) validity(segs []seg, n int) {
 			if uint64(len(bm))*8 < uint64(s.off)+uint64(s.n) {
 				invalidf("%s: validity bitmap of %d bytes is too short for rows up to %d", s.d.DataType(), len(bm), s.off+s.n)
 			}
-			arrowpack.CopyBitsAt(dst, at, bm, s.off, s.n)
-		} else {
+			ones := copyValidity(dst, at, s)
+			if s.countNulls && s.n-ones != s.nulls {
+				late()
+			}
+		} else if dst != nil {
 			arrowpack.SetBitsAt(dst, at, s.n)
 		}
 		at += s.n
 	}
+}
+
+// copyValidity copies the validity bits of s's rows to bit at of dst (dst
+// nil: copies nothing) and, when s.countNulls is set, returns how many are
+// set: in the same pass when both sides start on a byte.
+func copyValidity(dst []byte, at int, s *seg) int {
+	bm := s.bm
+	switch {
+	case dst == nil:
+		if s.countNulls {
+			return arrowpack.CountOnes(bm, s.off, s.n)
+		}
+	case s.countNulls && at&7 == 0 && s.off&7 == 0:
+		whole := s.n >> 3
+		ones := arrowpack.CopyCountOnes(dst[at>>3:], bm[s.off>>3:s.off>>3+whole])
+		if r := s.n & 7; r != 0 {
+			arrowpack.CopyBitsAt(dst, at+whole*8, bm, s.off+whole*8, r)
+			ones += bits.OnesCount8(bm[s.off>>3+whole] & (1<<r - 1))
+		}
+		return ones
+	default:
+		arrowpack.CopyBitsAt(dst, at, bm, s.off, s.n)
+		if s.countNulls {
+			return arrowpack.CountOnes(bm, s.off, s.n)
+		}
+	}
+	return 0
 }
 
 // isValid reports whether row i (in buffer coordinates) of d is valid.

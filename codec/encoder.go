@@ -150,7 +150,9 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 	// Batch by batch, so that each batch's arrays are looked at together,
 	// while the segs go column by column.
 	k := len(recs)
-	ck := checker{dicts: &c.checked} // a dictionary the batches share is checked once
+	// A dictionary the batches share is checked once; the nulls of a
+	// column are counted as its bitmap is copied.
+	ck := checker{dicts: &c.checked, countLater: true}
 	c.segs = slices.Grow(c.segs[:0], len(e.plans)*k)[:len(e.plans)*k]
 	c.hw = max(c.hw, len(c.segs))
 	for r, rec := range recs {
@@ -168,12 +170,11 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			}
 			// Checked before anything is sized from it.
 			p := e.plans[i]
-			if !s.plain(p) {
-				if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
-					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
-				}
+			if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
+				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
 			}
 			s.setRows(-1, -1)
+			s.countNulls = s.nulls > 0
 			c.est += s.estimate(p)
 		}
 	}
