@@ -46,10 +46,10 @@ var (
 	offsets64 = offsetKernels[int64]{arrowpack.RebaseNondecreasing64, arrowpack.OffsetsToLengths64}
 )
 
-// checkChunk is how many bytes (of data, or offsets and indices) the
-// writer checks at a time before it copies them, so that the copy reads
-// them from the L1 cache: the checks it makes as it writes (see checker)
-// then cost a fraction of a pass over memory.
+// checkChunk is how many offsets' bytes the writer checks at a time before
+// it turns them into lengths (flagLengths), so that the second pass reads
+// them from the L1 cache. Elsewhere it copies and checks in one pass with
+// the fused kernels (CopyASCII, RebaseNondecreasing, CopyMax).
 const checkChunk = 8 << 10
 
 // lateFault is what the writer panics with when it finds a batch breaks
@@ -62,8 +62,8 @@ type lateFault struct{}
 func late() { panic(lateFault{}) }
 
 // offsetsNode writes the offsets of segs continued one after the other,
-// starting at 0 (with flagLengths: a 0, then the lengths), checking, a
-// chunk at a time as it writes them, that they never decrease; it sets
+// starting at 0 (with flagLengths: a 0, then the lengths), checking as it
+// writes them that they never decrease (see putOffsets); it sets
 // each seg's lo and hi to the range of data bytes or child elements its
 // offsets delimit, and returns the sum of their lengths.
 func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n int) int {
@@ -121,8 +121,8 @@ func putOffsets[T int32 | int64](k offsetKernels[T], dst, o []T, base T, lengths
 }
 
 // binaryNode writes the offsets and the data bytes of segs of a binary or
-// string array; of strings (p.utf8 set) it checks the bytes are UTF-8, a
-// chunk at a time before it copies it (ASCII through the SIMD kernel).
+// string array; of strings (p.utf8 set) it checks the bytes are UTF-8:
+// ASCII as it copies them (CopyASCII), and UTF-8 only when they are not.
 func binaryNode[T int32 | int64](c *encoding, k offsetKernels[T], p *plan, segs []seg, n int) {
 	utf := p.utf8
 	c.w.next = intHint(p, int(unsafe.Sizeof(T(0))))
