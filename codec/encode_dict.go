@@ -94,30 +94,28 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 // that those of valid rows lie inside it (which checker leaves to the
 // writer): as it copies them, or before it transposes them.
 func (c *encoding) indices(p *plan, segs []seg, n int) {
-	if p.transpose && c.w.xf&flagTranspose != 0 {
-		for si := range segs {
-			s := &segs[si]
-			if firstBadIndex(buffer(s, 1, p.width), p.width, p.signed, dictionaryOf(s.d).Len(), s.bm, s.off) >= 0 {
-				late()
-			}
-		}
-		c.fixed(segs, n, p.width, p.transpose)
-		return
+	transpose := p.transpose && c.w.xf&flagTranspose != 0
+	var dst []byte
+	if !transpose {
+		dst = c.w.reserve(n * p.width)
 	}
-	dst := c.w.reserve(n * p.width)
 	at := 0
 	for si := range segs {
 		s := &segs[si]
 		idx := buffer(s, 1, p.width)
-		limit := indexLimit(p.width, p.signed, dictionaryOf(s.d).Len())
-		if dst == nil {
-			if firstBadIndex(idx, p.width, p.signed, dictionaryOf(s.d).Len(), s.bm, s.off) >= 0 {
+		size := dictionaryOf(s.d).Len()
+		if dst != nil {
+			limit := indexLimit(p.width, p.signed, size)
+			if copyMaxIndex(dst[at:], idx, p.width) >= limit && firstBadIndexAbove(idx, p.width, limit, s.bm, s.off) >= 0 {
 				late()
 			}
-		} else if copyMaxIndex(dst[at:], idx, p.width) >= limit && firstBadIndexAbove(idx, p.width, limit, s.bm, s.off) >= 0 {
+		} else if firstBadIndex(idx, p.width, p.signed, size, s.bm, s.off) >= 0 {
 			late()
 		}
 		at += len(idx)
+	}
+	if transpose {
+		c.fixed(segs, n, p.width, p.transpose)
 	}
 }
 
