@@ -162,23 +162,8 @@ func copyMax(k maxKind) {
 		VPBLENDVB(gt, w, acc, acc)
 	}
 
-	acc := make([]VecVirtual, unroll)
-	if k.vmax == nil {
-		bias = YMM()
-		b := GP64()
-		MOVQ(U64(1<<63), b)
-		VMOVQ(b, bias.AsX())
-		VPBROADCASTQ(bias.AsX(), bias)
-		for j := range acc {
-			acc[j] = YMM()
-			VMOVDQA(bias, acc[j]) // 0, biased
-		}
-	} else {
-		for j := range acc {
-			acc[j] = YMM()
-			VPXOR(acc[j], acc[j], acc[j])
-		}
-	}
+	var acc []VecVirtual
+	acc, bias = maxAccumulators(k, unroll)
 	copyWalk(name, k.elemKind, dst, src, length, func(v []VecVirtual) {
 		for j := range v {
 			fold(v[j], acc[j], false)

@@ -108,23 +108,8 @@ func maxUint(k maxKind) {
 		VPBLENDVB(gt, w, acc, acc)
 	}
 
-	acc := make([]VecVirtual, unroll)
-	if k.vmax == nil {
-		bias = YMM()
-		b := GP64()
-		MOVQ(U64(1<<63), b)
-		VMOVQ(b, bias.AsX())
-		VPBROADCASTQ(bias.AsX(), bias)
-		for j := range acc {
-			acc[j] = YMM()
-			VMOVDQA(bias, acc[j]) // 0, biased
-		}
-	} else {
-		for j := range acc {
-			acc[j] = YMM()
-			VPXOR(acc[j], acc[j], acc[j])
-		}
-	}
+	var acc []VecVirtual
+	acc, bias = maxAccumulators(k, unroll)
 
 	i := GP64()
 	XORQ(i, i)
@@ -175,4 +160,28 @@ func maxUint(k maxKind) {
 	Store(n, Return("n"))
 	VZEROUPPER()
 	RET()
+}
+
+// maxAccumulators returns unroll accumulators of a maximum, all at the
+// lowest value, and for 64 bits (no vector max) the bias that flips sign
+// bits so that a signed compare orders unsigned values (nil otherwise).
+func maxAccumulators(k maxKind, unroll int) (acc []VecVirtual, bias VecVirtual) {
+	acc = make([]VecVirtual, unroll)
+	if k.vmax == nil {
+		bias = YMM()
+		b := GP64()
+		MOVQ(U64(1<<63), b)
+		VMOVQ(b, bias.AsX())
+		VPBROADCASTQ(bias.AsX(), bias)
+		for j := range acc {
+			acc[j] = YMM()
+			VMOVDQA(bias, acc[j]) // 0, biased
+		}
+		return acc, bias
+	}
+	for j := range acc {
+		acc[j] = YMM()
+		VPXOR(acc[j], acc[j], acc[j])
+	}
+	return acc, nil
 }
