@@ -370,3 +370,33 @@ func mustArray(t *testing.T, dt arrow.DataType) arrow.Array {
 	t.Cleanup(a.Release)
 	return a
 }
+
+// TestAllValid compares allValid, which tests bits in words and whole
+// bytes, with what it should find, for every range of bitmaps of up to 12
+// bytes and of 33 that are all ones but for one cleared bit (or none), and
+// for bitmaps too short for the range.
+func TestAllValid(t *testing.T) {
+	for _, size := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 33} {
+		step := 1
+		if size > 12 {
+			step = 5 // every bit position mod 8 still cleared
+		}
+		for clear := -1; clear < size*8; clear += step {
+			vb := bytes.Repeat([]byte{0xFF}, size)
+			if clear >= 0 {
+				vb[clear/8] &^= 1 << (clear % 8)
+			}
+			for base := 0; base <= size*8; base++ {
+				for n := 0; base+n <= size*8+9; n++ {
+					want := size == 0 || (base+n <= size*8 && (clear < base || clear >= base+n))
+					if got := allValid(vb, base, n); got != want {
+						t.Fatalf("allValid of %d bytes, bit %d cleared, rows [%d, %d): %v, want %v", size, clear, base, base+n, got, want)
+					}
+				}
+			}
+		}
+	}
+	if allValid([]byte{0xFF}, -1, 2) || allValid(bytes.Repeat([]byte{0xFF}, 100), 3, -2) {
+		t.Fatal("allValid accepts a negative offset or length")
+	}
+}
