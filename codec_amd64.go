@@ -352,7 +352,7 @@ func copyCountOnesVec(dst []byte, src []byte) int
 func crc32cFoldYMM(crc uint32, b []byte) uint32
 
 // crc32cFoldXMM returns UpdateCRC32C(crc, b) for len(b) a multiple of 16, at least 64,
-// with PCLMULQDQ on 128-bit vectors (SSE4.2 and PCLMULQDQ).
+// with PCLMULQDQ on 128-bit vectors (AVX and PCLMULQDQ) and, in blocks of 3584 bytes, CRC32.
 //
 //go:noescape
 func crc32cFoldXMM(crc uint32, b []byte) uint32

@@ -39,23 +39,26 @@ import (
 // x^(31-j)) sets bit i+j, which stands for x^(94-i-j), while the vector it
 // is XORed into reads bit t as x^(127-t): the product lands multiplied by
 // x^33. So the constant stored for the factor x^e is x^(e-33) mod P,
-// bit-reversed in 32 bits (foldConst). A fold of D bits takes the quadword
+// bit-reversed in 32 bits (reversed). A fold of D bits takes the quadword
 // pair (x^(D+31), x^(D-33)) mod P; foldPair computes them here, so the
 // generated data are derived, not pasted, and the tests of the root package
 // compare every path with hash/crc32.
 //
 // # The kernels
 //
-// crc32cFoldYMM (AVX2 and VPCLMULQDQ on 256-bit vectors) keeps four
-// accumulators of 32 bytes, each two 128-bit lanes, over 128 bytes a
-// round: each lane folds 1024 bits forward. Then the four fold into one
-// (256 bits at a time), which takes any further whole 32-byte vectors,
-// and its two lanes fold into one 128-bit remainder. crc32cFoldXMM is the
-// same with PCLMULQDQ on 128-bit vectors (SSE encodings, for CPUs without
-// AVX): four accumulators of 16 bytes, 64 bytes a round. Each takes and
-// returns the CRC as hash/crc32's Update does (inverted at both ends), and
-// needs at least one round of input and a whole number of vectors; the Go
-// glue gives the tail to hash/crc32.
+// Both kernels keep four vector accumulators over a round of four vectors
+// (the YMM one, crc32cFoldYMM, with VPCLMULQDQ on 256-bit vectors: two
+// 128-bit lanes each, 128 bytes a round; the XMM one, crc32cFoldXMM, with
+// the VEX encoding of PCLMULQDQ on 128-bit vectors, 64 bytes a round),
+// each moving forward by a round a step. Inputs of a block or more are
+// done in blocks that also feed three streams of the CRC32 instruction,
+// which runs on the integer units while the multiplier folds (see
+// crc32cBlock). After the last round, the accumulators fold into one, one
+// vector at a time, which takes any further whole vectors, and the lanes
+// of a 256-bit one into one 128-bit remainder. Each takes and returns the
+// CRC as hash/crc32's Update does (inverted at both ends), and needs at
+// least one round of input and a whole number of vectors; the Go glue
+// gives the tail to hash/crc32.
 
 // castagnoli is P in the normal bit order, x^32 included.
 const castagnoli = 1<<32 | 0x1EDC6F41
@@ -72,34 +75,66 @@ func xPowMod(e int) uint64 {
 	return r
 }
 
-// foldConst returns the constant that multiplies a 64-bit half by x^e
-// through PCLMULQDQ (see the comment above): x^(e-33) mod P, reversed.
-func foldConst(e int) uint64 {
-	if e < 33 {
-		panic(fmt.Sprintf("crc32c: fold exponent %d below 33", e))
+// reversed returns x^e mod P bit-reversed in 32 bits, as PCLMULQDQ takes
+// a constant in the reflected order.
+func reversed(e int) uint64 {
+	if e < 0 {
+		panic(fmt.Sprintf("crc32c: negative exponent %d", e))
 	}
-	return uint64(bits.Reverse32(uint32(xPowMod(e - 33))))
+	return uint64(bits.Reverse32(uint32(xPowMod(e))))
 }
 
-// foldPair emits 16 bytes at off of the table being defined: the constants that move a 128-bit
-// vector d bits forward, for its low quadword (the high half, times
-// x^(d+64)) and its high quadword (times x^d).
-func foldPair(off, d int) {
-	DATA(off, U64(foldConst(d+64)))
-	DATA(off+8, U64(foldConst(d)))
+// foldPair emits, at off of the table being defined, the 16 bytes that
+// move a 128-bit vector d bits forward: the constants for its low quadword
+// (the high half, times x^(d+64)) and its high quadword (times x^d), each
+// x^(e-33) for the factor x^e (see above). With twice, the pair is
+// emitted again for the high lane of a 256-bit vector.
+func foldPair(off, d int, twice bool) {
+	DATA(off, U64(reversed(d+64-33)))
+	DATA(off+8, U64(reversed(d-33)))
+	if twice {
+		foldPair(off+16, d, false)
+	}
 }
 
-// crc32cFolds are the fold distances, in bits, of the constant table, and
-// crc32cAt their offsets in it: each pair is stored twice, once for each
-// lane of a 256-bit vector.
+// crc32cAccumulators is the number of vector accumulators of each kernel.
+const crc32cAccumulators = 4
+
+// crc32cBlock describes the blocks of a kernel. Inputs of size() bytes
+// or more are done in blocks of three CRC32 instruction streams of
+// stream() bytes each, followed by iters rounds of the accumulators; each
+// round runs u CRC32 instructions of each stream beside its folds, on the
+// integer units that the folds leave idle.
+//
+// A stream's CRC, from a zero register, is r ≡ S·x^32 for its bytes S,
+// which end e bytes before the block's end. It is added to the low lane of
+// the last accumulator (the block's bytes w..w-16 from its end, w the
+// vector width, whose bit t stands for x^(8w-1-t)) as PCLMULQDQ(r, k):
+// the product's bit t stands for x^(62-t), so it is r·k·x^(8w-63), and
+// S·x^(8e) = r·x^(8e-32) wants k = x^(8e-8w+31) mod P (inject). The first
+// stream starts from the CRC given, which is so at the start of the
+// message; the accumulators start at zero and jump over the streams from
+// one block's last round to the next one's first (3·stream()+round bytes).
+type crc32cBlock struct {
+	width    int // bytes of a vector
+	iters, u int
+}
+
+func (b crc32cBlock) round() int  { return crc32cAccumulators * b.width }
+func (b crc32cBlock) stream() int { return b.iters * 8 * b.u }
+func (b crc32cBlock) size() int   { return 3*b.stream() + b.iters*b.round() }
+
+// inject returns the constant that adds the CRC of stream s (0, 1, 2).
+func (b crc32cBlock) inject(s int) uint64 {
+	e := (2-s)*b.stream() + b.iters*b.round()
+	return reversed(8*e - 8*b.width + 31)
+}
+
+// The constant tables: crc32c_folds holds the pairs of crc32cFolds, each
+// twice (for both lanes of a 256-bit vector), and each kernel's table its
+// block's jump pair (twice) and inject constants (16 bytes each:
+// PCLMULQDQ loads 16).
 var crc32cFolds = []int{128, 256, 512, 1024}
-
-// crc32cJump is the offset of the pair that folds over a block's streams,
-// crc32cInject that of the three stream constants.
-var (
-	crc32cJump   = 32 * len(crc32cFolds)
-	crc32cInject = crc32cJump + 32
-)
 
 func crc32cAt(d int) int {
 	for i, x := range crc32cFolds {
@@ -110,73 +145,54 @@ func crc32cAt(d int) int {
 	panic(fmt.Sprintf("crc32c: no fold constant for %d bits", d))
 }
 
+const (
+	crc32cJump   = 0
+	crc32cInject = 32
+)
+
 func crc32c() {
-	tab := GLOBL("crc32c_folds", RODATA|NOPTR)
+	folds := GLOBL("crc32c_folds", RODATA|NOPTR)
 	for i, d := range crc32cFolds {
-		foldPair(32*i, d)
-		foldPair(32*i+16, d)
+		foldPair(32*i, d, true)
 	}
-	foldPair(crc32cJump, 8*(3*hybridStream+128))
-	foldPair(crc32cJump+16, 8*(3*hybridStream+128))
-	for s := range 3 {
-		// 16 bytes each: PCLMULQDQ loads 16.
-		DATA(crc32cInject+16*s, U64(hybridInject((2-s)*hybridStream+128*hybridIters)))
-		DATA(crc32cInject+16*s+8, U64(0))
-	}
-	crc32cFoldYMM(tab)
-	crc32cFoldXMM(tab)
+	crc32cKernel("crc32cFoldYMM", folds, crc32cBlock{width: 32, iters: 16, u: 4})
+	crc32cKernel("crc32cFoldXMM", folds, crc32cBlock{width: 16, iters: 32, u: 2})
 	cpuid7()
 }
 
-// crc32cAccumulators is the number of vector accumulators of each kernel's
-// main loop.
-const crc32cAccumulators = 4
+// crc32cKernel emits the kernel name on vectors of blk.width bytes.
+func crc32cKernel(name string, folds Mem, blk crc32cBlock) {
+	tab := GLOBL(name+"_consts", RODATA|NOPTR)
+	foldPair(crc32cJump, 8*(3*blk.stream()+blk.round()), true)
+	for s := range 3 {
+		DATA(crc32cInject+16*s, U64(blk.inject(s)))
+		DATA(crc32cInject+16*s+8, U64(0))
+	}
 
-// The YMM kernel's blocks: inputs of hybridBlock bytes or more are done in
-// blocks of three CRC32 instruction streams of hybridStream bytes each,
-// then hybridIters rounds of the four accumulators; each round of 128
-// bytes runs hybridU CRC32 instructions of each stream beside its folds,
-// on the integer units the folds leave idle. A stream's CRC, of zero
-// initial register, is r ≡ S·x^32 for its bytes S, which lie E bytes
-// before the block's end; it is added to the low lane of the last
-// accumulator (the block's bytes 32..16 from its end, whose bit t stands
-// for x^(255-t)) as PCLMULQDQ(r, x^(8E-225) mod P): the product's bit t
-// stands for x^(62-t), 193 degrees below the lane's, and S·x^(8E) =
-// r·x^(8E-32). The first stream starts from the CRC given, which is so at
-// the start of the message; the accumulators start at zero and fold over
-// the streams between two blocks' rounds (3·hybridStream+128 bytes).
-const (
-	hybridIters  = 16
-	hybridU      = 4
-	hybridStream = hybridIters * 8 * hybridU
-	hybridBlock  = 3*hybridStream + 128*hybridIters
-)
-
-// hybridInject returns the constant that adds the CRC of a stream ending
-// e bytes before the end of the block: x^(8e-225) mod P, reversed.
-func hybridInject(e int) uint64 {
-	return uint64(bits.Reverse32(uint32(xPowMod(8*e - 225))))
-}
-
-// crc32cFoldYMM emits the VPCLMULQDQ kernel.
-func crc32cFoldYMM(tab Mem) {
-	const name = "crc32cFoldYMM"
 	const acc = crc32cAccumulators
+	w := blk.width
+	ymm := w == 32
+	vec := XMM
+	what := "PCLMULQDQ on 128-bit vectors (AVX and PCLMULQDQ)"
+	if ymm {
+		vec = YMM
+		what = "VPCLMULQDQ on 256-bit vectors (AVX2 and VPCLMULQDQ)"
+	}
 	kernel(name, "func(crc uint32, b []byte) uint32",
-		name+" returns UpdateCRC32C(crc, b) for len(b) a multiple of 32, at least "+itoa(32*acc)+",",
-		"with VPCLMULQDQ on 256-bit vectors (AVX2 and VPCLMULQDQ) and, in blocks of "+itoa(hybridBlock)+" bytes, CRC32.")
+		name+" returns UpdateCRC32C(crc, b) for len(b) a multiple of "+itoa(w)+", at least "+itoa(blk.round())+",",
+		"with "+what+" and, in blocks of "+itoa(blk.size())+" bytes, CRC32.")
 	p := Load(Param("b").Base(), GP64())
 	n := Load(Param("b").Len(), GP64())
 	crc := Load(Param("crc"), GP32())
 	NOTL(crc)
 	a := make([]VecVirtual, acc)
 	for i := range a {
-		a[i] = YMM()
+		a[i] = vec()
 	}
-	k := YMM()
-	VMOVDQU(tab.Offset(crc32cAt(256*acc)), k)
+	k := vec()
+	VMOVDQU(folds.Offset(crc32cAt(8*blk.round())), k)
 
-	CMPQ(n, U32(hybridBlock))
+	CMPQ(n, U32(blk.size()))
 	JB(LabelRef(name + "_first"))
 	for i := range a {
 		VPXOR(a[i], a[i], a[i])
@@ -188,29 +204,29 @@ func crc32cFoldYMM(tab Mem) {
 	XORL(c[1].As32(), c[1].As32())
 	XORL(c[2].As32(), c[2].As32())
 	pv := GP64()
-	LEAQ(Mem{Base: p, Disp: 3 * hybridStream}, pv)
+	LEAQ(Mem{Base: p, Disp: 3 * blk.stream()}, pv)
 	round := func(kop Op) {
 		// The CRC32 instructions, in the order of their words in each
 		// stream, are spread over the folds.
 		for i := range a {
-			foldYMM(a[i], kop, Mem{Base: pv, Disp: 32 * i})
-			for j := i * 3 * hybridU / acc; j < (i+1)*3*hybridU/acc; j++ {
-				s, w := j%3, j/3
-				CRC32Q(Mem{Base: p, Disp: s*hybridStream + 8*w}, c[s])
+			fold(a[i], kop, Mem{Base: pv, Disp: w * i})
+			for j := i * 3 * blk.u / acc; j < (i+1)*3*blk.u/acc; j++ {
+				s, word := j%3, j/3
+				CRC32Q(Mem{Base: p, Disp: s*blk.stream() + 8*word}, c[s])
 			}
 		}
-		ADDQ(U32(8*hybridU), p)
-		ADDQ(U32(128), pv)
+		ADDQ(U32(8*blk.u), p)
+		ADDQ(U32(blk.round()), pv)
 	}
 	round(tab.Offset(crc32cJump))
 	cnt := GP64()
-	MOVL(U32(hybridIters-1), cnt.As32())
+	MOVL(U32(blk.iters-1), cnt.As32())
 	Label(name + "_round")
 	round(k)
 	DECL(cnt.As32())
 	JNZ(LabelRef(name + "_round"))
 	// The streams' CRCs into the low lane of the last accumulator.
-	inj := XMM()
+	var inj VecVirtual
 	for s := range c {
 		r := XMM()
 		VMOVD(c[s].As32(), r)
@@ -221,10 +237,14 @@ func crc32cFoldYMM(tab Mem) {
 			VPXOR(r, inj, inj)
 		}
 	}
-	VPXOR(inj.AsY(), a[acc-1], a[acc-1])
+	var injv Register = inj
+	if ymm {
+		injv = inj.AsY() // the VEX-128 operations zeroed the high lane
+	}
+	VPXOR(injv, a[acc-1], a[acc-1])
 	MOVQ(pv, p)
-	SUBQ(U32(hybridBlock), n)
-	CMPQ(n, U32(hybridBlock))
+	SUBQ(U32(blk.size()), n)
+	CMPQ(n, U32(blk.size()))
 	JAE(LabelRef(name + "_block"))
 	JMP(LabelRef(name + "_loop"))
 
@@ -232,163 +252,96 @@ func crc32cFoldYMM(tab Mem) {
 	// XORed into the first 32 bits.
 	Label(name + "_first")
 	for i := range a {
-		VMOVDQU(Mem{Base: p, Disp: 32 * i}, a[i])
+		VMOVDQU(Mem{Base: p, Disp: w * i}, a[i])
 	}
 	r := XMM()
 	VMOVD(crc, r) // zeroes the rest of the vector
-	VPXOR(r.AsY(), a[0], a[0])
-	ADDQ(U32(32*acc), p)
-	SUBQ(U32(32*acc), n)
+	if ymm {
+		VPXOR(r.AsY(), a[0], a[0])
+	} else {
+		VPXOR(r, a[0], a[0])
+	}
+	ADDQ(U32(blk.round()), p)
+	SUBQ(U32(blk.round()), n)
 
-	// Main loop: every accumulator moves 32·acc bytes forward and takes the
-	// next vector at its place.
+	// Rounds: every accumulator moves a round forward and takes the next
+	// vector at its place.
 	Label(name + "_loop")
-	CMPQ(n, U32(32*acc))
+	CMPQ(n, U32(blk.round()))
 	JB(LabelRef(name + "_fold"))
 	for i := range a {
-		foldYMM(a[i], k, Mem{Base: p, Disp: 32 * i})
+		fold(a[i], k, Mem{Base: p, Disp: w * i})
 	}
-	ADDQ(U32(32*acc), p)
-	SUBQ(U32(32*acc), n)
+	ADDQ(U32(blk.round()), p)
+	SUBQ(U32(blk.round()), n)
 	JMP(LabelRef(name + "_loop"))
 
-	// Fold the accumulators into the last, 256 bits at a time, then take
+	// Fold the accumulators into the last, a vector at a time, then take
 	// the remaining whole vectors one by one.
 	Label(name + "_fold")
-	VMOVDQU(tab.Offset(crc32cAt(256)), k)
+	VMOVDQU(folds.Offset(crc32cAt(8*w)), k)
 	for i := 1; i < acc; i++ {
-		foldYMMInto(a[i-1], k, a[i])
+		foldInto(a[i-1], k, a[i])
 	}
 	x := a[acc-1]
 	Label(name + "_single")
 	TESTQ(n, n)
 	JZ(LabelRef(name + "_lanes"))
-	foldYMM(x, k, Mem{Base: p})
-	ADDQ(U32(32), p)
-	SUBQ(U32(32), n)
+	fold(x, k, Mem{Base: p})
+	ADDQ(U32(w), p)
+	SUBQ(U32(w), n)
 	JMP(LabelRef(name + "_single"))
 
 	// The low lane (earlier bytes) folds 128 bits onto the high one.
 	Label(name + "_lanes")
-	hi := XMM()
-	VEXTRACTI128(U8(1), x, hi)
-	lo := x.AsX()
-	k128 := XMM()
-	VMOVDQU(tab.Offset(crc32cAt(128)), k128)
-	t := XMM()
-	VPCLMULQDQ(U8(0x11), k128, lo, t)
-	VPCLMULQDQ(U8(0x00), k128, lo, lo)
-	VPXOR(t, lo, lo)
-	VPXOR(hi, lo, lo)
+	var lo Register = x
+	if ymm {
+		hi := XMM()
+		VEXTRACTI128(U8(1), x, hi)
+		lo = x.AsX()
+		k128 := XMM()
+		VMOVDQU(folds.Offset(crc32cAt(128)), k128)
+		foldInto(lo, k128, hi)
+		lo = hi
+	}
 	q0, q1 := GP64(), GP64()
 	VMOVQ(lo, q0)
 	VPEXTRQ(U8(1), lo, q1)
 	VZEROUPPER()
-	crc32cFinish(q0, q1)
-}
-
-// foldYMM sets a to a moved forward by the constants in k (one pair per
-// lane) XOR the 32 bytes at m.
-func foldYMM(a VecVirtual, k Op, m Mem) {
-	t := YMM()
-	VPCLMULQDQ(U8(0x11), k, a, t)
-	VPCLMULQDQ(U8(0x00), k, a, a)
-	VPXOR(m, t, t)
-	VPXOR(t, a, a)
-}
-
-// foldYMMInto sets b ^= a moved forward by the constants in k.
-func foldYMMInto(a, k, b VecVirtual) {
-	t := YMM()
-	VPCLMULQDQ(U8(0x11), k, a, t)
-	VPCLMULQDQ(U8(0x00), k, a, a)
-	VPXOR(t, b, b)
-	VPXOR(a, b, b)
-}
-
-// crc32cFinish returns the CRC of the 16-byte remainder whose quadwords are
-// q0 (first) and q1: CRC32 from a zero register, inverted.
-func crc32cFinish(q0, q1 Register) {
-	c := GP64()
-	XORQ(c, c)
-	CRC32Q(q0, c)
-	CRC32Q(q1, c)
-	NOTL(c.As32())
-	Store(c.As32(), ReturnIndex(0))
+	c0 := GP64()
+	XORQ(c0, c0)
+	CRC32Q(q0, c0)
+	CRC32Q(q1, c0)
+	NOTL(c0.As32())
+	Store(c0.As32(), ReturnIndex(0))
 	RET()
 }
 
-// crc32cFoldXMM emits the PCLMULQDQ kernel, in SSE encodings.
-func crc32cFoldXMM(tab Mem) {
-	const name = "crc32cFoldXMM"
-	const acc = crc32cAccumulators
-	kernel(name, "func(crc uint32, b []byte) uint32",
-		name+" returns UpdateCRC32C(crc, b) for len(b) a multiple of 16, at least "+itoa(16*acc)+",",
-		"with PCLMULQDQ on 128-bit vectors (SSE4.2 and PCLMULQDQ).")
-	p := Load(Param("b").Base(), GP64())
-	n := Load(Param("b").Len(), GP64())
-	crc := Load(Param("crc"), GP32())
-	NOTL(crc)
-
-	a := make([]VecVirtual, acc)
-	for i := range a {
-		a[i] = XMM()
-		MOVOU(Mem{Base: p, Disp: 16 * i}, a[i])
-	}
-	r := XMM()
-	MOVD(crc, r)
-	PXOR(r, a[0])
-	ADDQ(U32(16*acc), p)
-	SUBQ(U32(16*acc), n)
-
-	k := XMM()
-	MOVOU(tab.Offset(crc32cAt(128*acc)), k)
-	Label(name + "_loop")
-	CMPQ(n, U32(16*acc))
-	JB(LabelRef(name + "_fold"))
-	for i := range a {
-		foldXMM(a[i], k, Mem{Base: p, Disp: 16 * i})
-	}
-	ADDQ(U32(16*acc), p)
-	SUBQ(U32(16*acc), n)
-	JMP(LabelRef(name + "_loop"))
-
-	Label(name + "_fold")
-	MOVOU(tab.Offset(crc32cAt(128)), k)
-	for i := 1; i < acc; i++ {
-		t := XMM()
-		MOVOA(a[i-1], t)
-		PCLMULQDQ(U8(0x11), k, t)
-		PCLMULQDQ(U8(0x00), k, a[i-1])
-		PXOR(t, a[i])
-		PXOR(a[i-1], a[i])
-	}
-	x := a[acc-1]
-	Label(name + "_single")
-	TESTQ(n, n)
-	JZ(LabelRef(name + "_done"))
-	foldXMM(x, k, Mem{Base: p})
-	ADDQ(U32(16), p)
-	SUBQ(U32(16), n)
-	JMP(LabelRef(name + "_single"))
-
-	Label(name + "_done")
-	q0, q1 := GP64(), GP64()
-	MOVQ(x, q0)
-	PEXTRQ(U8(1), x, q1)
-	crc32cFinish(q0, q1)
+// fold sets a to a moved forward by the constants in k (a pair per lane)
+// XOR the vector at m.
+func fold(a Register, k Op, m Mem) {
+	tmp := vecLike(a)
+	VPCLMULQDQ(U8(0x11), k, a, tmp)
+	VPCLMULQDQ(U8(0x00), k, a, a)
+	VPXOR(m, tmp, tmp)
+	VPXOR(tmp, a, a)
 }
 
-// foldXMM sets a to a moved forward by the constants in k XOR the 16 bytes
-// at m (loaded apart: SSE memory operands must be aligned).
-func foldXMM(a, k VecVirtual, m Mem) {
-	t, d := XMM(), XMM()
-	MOVOU(m, d)
-	MOVOA(a, t)
-	PCLMULQDQ(U8(0x11), k, t)
-	PCLMULQDQ(U8(0x00), k, a)
-	PXOR(d, t)
-	PXOR(t, a)
+// vecLike returns a new virtual vector register of a's size.
+func vecLike(a Register) VecVirtual {
+	if a.Size() == 32 {
+		return YMM()
+	}
+	return XMM()
+}
+
+// foldInto sets b ^= a moved forward by the constants in k.
+func foldInto(a, k, b Register) {
+	tmp := vecLike(a)
+	VPCLMULQDQ(U8(0x11), k, a, tmp)
+	VPCLMULQDQ(U8(0x00), k, a, a)
+	VPXOR(tmp, b, b)
+	VPXOR(a, b, b)
 }
 
 // cpuid7 emits cpuid7ECX, which x/sys/cpu does not answer for VPCLMULQDQ
