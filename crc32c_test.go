@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The CRC32C kernel's case for the harness in kernels_harness_test.go:
@@ -128,5 +129,54 @@ func BenchmarkCRC32C(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCRC32CInterleaved times every CRC32C path at each size in turns
+// a few microseconds apart, so that all meet the same load on a shared
+// machine: each b.N round times about 256 KiB (at least one call) of each
+// path, in a rotating order. It reports each path's median GB/s and the
+// median and quartiles of the per-round ratio of its speed to
+// hash/crc32's ("generic"). ns/op is the time of a whole round.
+func BenchmarkCRC32CInterleaved(b *testing.B) {
+	for _, n := range []int{1 << 10, 16 << 10, 256 << 10, 4 << 20} {
+		buf := make([]byte, n)
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := range buf {
+			buf[i] = byte(r.Uint32())
+		}
+		b.Run(fmt.Sprintf("bytes=%d", n), func(b *testing.B) {
+			k := max(1, (256<<10)/n)
+			paths := crcImpls
+			gbs := make([][]float64, len(paths))
+			ratio := make([][]float64, len(paths))
+			crc := uint32(0)
+			round := 0
+			for b.Loop() {
+				t := make([]float64, len(paths))
+				for j := range paths {
+					p := (j + round) % len(paths)
+					start := time.Now()
+					for range k {
+						crc = paths[p].update(crc, buf)
+					}
+					t[p] = float64(time.Since(start).Nanoseconds())
+					gbs[p] = append(gbs[p], float64(k*n)/t[p])
+				}
+				for p := range paths {
+					ratio[p] = append(ratio[p], t[0]/t[p])
+				}
+				round++
+			}
+			sinkU64 = uint64(crc)
+			for p, im := range paths {
+				b.ReportMetric(quantile(gbs[p], 0.5), im.name+"-GB/s")
+				if p > 0 {
+					b.ReportMetric(quantile(ratio[p], 0.25), im.name+"/generic-q1")
+					b.ReportMetric(quantile(ratio[p], 0.5), im.name+"/generic")
+					b.ReportMetric(quantile(ratio[p], 0.75), im.name+"/generic-q3")
+				}
+			}
+		})
 	}
 }
