@@ -344,3 +344,18 @@ func rebaseNondecreasing64Vec(dst []int64, src []int64, base int64) bool
 //
 //go:noescape
 func copyCountOnesVec(dst []byte, src []byte) int
+
+// crc32cFoldYMM returns UpdateCRC32C(crc, b) for len(b) a multiple of 32, at least 128,
+// with VPCLMULQDQ on 256-bit vectors (AVX2 and VPCLMULQDQ) and, in blocks of 3584 bytes, CRC32.
+//
+//go:noescape
+func crc32cFoldYMM(crc uint32, b []byte) uint32
+
+// crc32cFoldXMM returns UpdateCRC32C(crc, b) for len(b) a multiple of 16, at least 64,
+// with PCLMULQDQ on 128-bit vectors (AVX and PCLMULQDQ) and, in blocks of 3584 bytes, CRC32.
+//
+//go:noescape
+func crc32cFoldXMM(crc uint32, b []byte) uint32
+
+// cpuid7ECX returns ECX of CPUID leaf 7, subleaf 0; the caller checks that the leaf exists.
+func cpuid7ECX() uint32

@@ -62077,3 +62077,390 @@ copyCountOnesVec_end:
 	MOVQ         AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+DATA crc32c_folds<>+0(SB)/8, $0x00000000f20c0dfe
+DATA crc32c_folds<>+8(SB)/8, $0x00000000493c7d27
+DATA crc32c_folds<>+16(SB)/8, $0x00000000f20c0dfe
+DATA crc32c_folds<>+24(SB)/8, $0x00000000493c7d27
+DATA crc32c_folds<>+32(SB)/8, $0x000000003da6d0cb
+DATA crc32c_folds<>+40(SB)/8, $0x00000000ba4fc28e
+DATA crc32c_folds<>+48(SB)/8, $0x000000003da6d0cb
+DATA crc32c_folds<>+56(SB)/8, $0x00000000ba4fc28e
+DATA crc32c_folds<>+64(SB)/8, $0x00000000740eef02
+DATA crc32c_folds<>+72(SB)/8, $0x000000009e4addf8
+DATA crc32c_folds<>+80(SB)/8, $0x00000000740eef02
+DATA crc32c_folds<>+88(SB)/8, $0x000000009e4addf8
+DATA crc32c_folds<>+96(SB)/8, $0x000000006992cea2
+DATA crc32c_folds<>+104(SB)/8, $0x000000000d3b6092
+DATA crc32c_folds<>+112(SB)/8, $0x000000006992cea2
+DATA crc32c_folds<>+120(SB)/8, $0x000000000d3b6092
+GLOBL crc32c_folds<>(SB), RODATA|NOPTR, $128
+
+DATA crc32cFoldYMM_consts<>+0(SB)/8, $0x0000000015f85253
+DATA crc32cFoldYMM_consts<>+8(SB)/8, $0x00000000363bd6b3
+DATA crc32cFoldYMM_consts<>+16(SB)/8, $0x0000000015f85253
+DATA crc32cFoldYMM_consts<>+24(SB)/8, $0x00000000363bd6b3
+DATA crc32cFoldYMM_consts<>+32(SB)/8, $0x0000000055ce5b40
+DATA crc32cFoldYMM_consts<>+40(SB)/8, $0x0000000000000000
+DATA crc32cFoldYMM_consts<>+48(SB)/8, $0x00000000d4617a4c
+DATA crc32cFoldYMM_consts<>+56(SB)/8, $0x0000000000000000
+DATA crc32cFoldYMM_consts<>+64(SB)/8, $0x000000006bde1ac7
+DATA crc32cFoldYMM_consts<>+72(SB)/8, $0x0000000000000000
+GLOBL crc32cFoldYMM_consts<>(SB), RODATA|NOPTR, $80
+
+// func crc32cFoldYMM(crc uint32, b []byte) uint32
+// Requires: AVX, AVX2, PCLMULQDQ, SSE4.2, VPCLMULQDQ
+TEXT ·crc32cFoldYMM(SB), NOSPLIT, $0-36
+	MOVQ    b_base+8(FP), AX
+	MOVQ    b_len+16(FP), CX
+	MOVL    crc+0(FP), DX
+	NOTL    DX
+	VMOVDQU crc32c_folds<>+96(SB), Y4
+	CMPQ    CX, $0x00000e00
+	JB      crc32cFoldYMM_first
+	VPXOR   Y0, Y0, Y0
+	VPXOR   Y1, Y1, Y1
+	VPXOR   Y2, Y2, Y2
+	VPXOR   Y3, Y3, Y3
+
+crc32cFoldYMM_block:
+	MOVL       DX, BX
+	XORL       DX, DX
+	XORL       SI, SI
+	XORL       DI, DI
+	LEAQ       1536(AX), R8
+	VPCLMULQDQ $0x11, crc32cFoldYMM_consts<>+0(SB), Y0, Y5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+0(SB), Y0, Y0
+	VPXOR      (R8), Y5, Y5
+	VPXOR      Y5, Y0, Y0
+	CRC32Q     (AX), BX
+	CRC32Q     512(AX), SI
+	CRC32Q     1024(AX), DI
+	VPCLMULQDQ $0x11, crc32cFoldYMM_consts<>+0(SB), Y1, Y5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+0(SB), Y1, Y1
+	VPXOR      32(R8), Y5, Y5
+	VPXOR      Y5, Y1, Y1
+	CRC32Q     8(AX), BX
+	CRC32Q     520(AX), SI
+	CRC32Q     1032(AX), DI
+	VPCLMULQDQ $0x11, crc32cFoldYMM_consts<>+0(SB), Y2, Y5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+0(SB), Y2, Y2
+	VPXOR      64(R8), Y5, Y5
+	VPXOR      Y5, Y2, Y2
+	CRC32Q     16(AX), BX
+	CRC32Q     528(AX), SI
+	CRC32Q     1040(AX), DI
+	VPCLMULQDQ $0x11, crc32cFoldYMM_consts<>+0(SB), Y3, Y5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+0(SB), Y3, Y3
+	VPXOR      96(R8), Y5, Y5
+	VPXOR      Y5, Y3, Y3
+	CRC32Q     24(AX), BX
+	CRC32Q     536(AX), SI
+	CRC32Q     1048(AX), DI
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000080, R8
+	MOVL       $0x0000000f, R9
+
+crc32cFoldYMM_round:
+	VPCLMULQDQ $0x11, Y4, Y0, Y5
+	VPCLMULQDQ $0x00, Y4, Y0, Y0
+	VPXOR      (R8), Y5, Y5
+	VPXOR      Y5, Y0, Y0
+	CRC32Q     (AX), BX
+	CRC32Q     512(AX), SI
+	CRC32Q     1024(AX), DI
+	VPCLMULQDQ $0x11, Y4, Y1, Y5
+	VPCLMULQDQ $0x00, Y4, Y1, Y1
+	VPXOR      32(R8), Y5, Y5
+	VPXOR      Y5, Y1, Y1
+	CRC32Q     8(AX), BX
+	CRC32Q     520(AX), SI
+	CRC32Q     1032(AX), DI
+	VPCLMULQDQ $0x11, Y4, Y2, Y5
+	VPCLMULQDQ $0x00, Y4, Y2, Y2
+	VPXOR      64(R8), Y5, Y5
+	VPXOR      Y5, Y2, Y2
+	CRC32Q     16(AX), BX
+	CRC32Q     528(AX), SI
+	CRC32Q     1040(AX), DI
+	VPCLMULQDQ $0x11, Y4, Y3, Y5
+	VPCLMULQDQ $0x00, Y4, Y3, Y3
+	VPXOR      96(R8), Y5, Y5
+	VPXOR      Y5, Y3, Y3
+	CRC32Q     24(AX), BX
+	CRC32Q     536(AX), SI
+	CRC32Q     1048(AX), DI
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000080, R8
+	DECL       R9
+	JNZ        crc32cFoldYMM_round
+	VMOVD      BX, X6
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+32(SB), X6, X6
+	VMOVD      SI, X5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+48(SB), X5, X5
+	VPXOR      X5, X6, X6
+	VMOVD      DI, X5
+	VPCLMULQDQ $0x00, crc32cFoldYMM_consts<>+64(SB), X5, X5
+	VPXOR      X5, X6, X6
+	VPXOR      Y6, Y3, Y3
+	MOVQ       R8, AX
+	SUBQ       $0x00000e00, CX
+	CMPQ       CX, $0x00000e00
+	JAE        crc32cFoldYMM_block
+	JMP        crc32cFoldYMM_loop
+
+crc32cFoldYMM_first:
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+	VMOVDQU 96(AX), Y3
+	VMOVD   DX, X5
+	VPXOR   Y5, Y0, Y0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000080, CX
+
+crc32cFoldYMM_loop:
+	CMPQ       CX, $0x00000080
+	JB         crc32cFoldYMM_fold
+	VPCLMULQDQ $0x11, Y4, Y0, Y5
+	VPCLMULQDQ $0x00, Y4, Y0, Y0
+	VPXOR      (AX), Y5, Y5
+	VPXOR      Y5, Y0, Y0
+	VPCLMULQDQ $0x11, Y4, Y1, Y5
+	VPCLMULQDQ $0x00, Y4, Y1, Y1
+	VPXOR      32(AX), Y5, Y5
+	VPXOR      Y5, Y1, Y1
+	VPCLMULQDQ $0x11, Y4, Y2, Y5
+	VPCLMULQDQ $0x00, Y4, Y2, Y2
+	VPXOR      64(AX), Y5, Y5
+	VPXOR      Y5, Y2, Y2
+	VPCLMULQDQ $0x11, Y4, Y3, Y5
+	VPCLMULQDQ $0x00, Y4, Y3, Y3
+	VPXOR      96(AX), Y5, Y5
+	VPXOR      Y5, Y3, Y3
+	ADDQ       $0x00000080, AX
+	SUBQ       $0x00000080, CX
+	JMP        crc32cFoldYMM_loop
+
+crc32cFoldYMM_fold:
+	VMOVDQU    crc32c_folds<>+32(SB), Y4
+	VPCLMULQDQ $0x11, Y4, Y0, Y5
+	VPCLMULQDQ $0x00, Y4, Y0, Y0
+	VPXOR      Y5, Y1, Y1
+	VPXOR      Y0, Y1, Y1
+	VPCLMULQDQ $0x11, Y4, Y1, Y0
+	VPCLMULQDQ $0x00, Y4, Y1, Y1
+	VPXOR      Y0, Y2, Y2
+	VPXOR      Y1, Y2, Y2
+	VPCLMULQDQ $0x11, Y4, Y2, Y0
+	VPCLMULQDQ $0x00, Y4, Y2, Y2
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y3, Y3
+
+crc32cFoldYMM_single:
+	TESTQ      CX, CX
+	JZ         crc32cFoldYMM_lanes
+	VPCLMULQDQ $0x11, Y4, Y3, Y0
+	VPCLMULQDQ $0x00, Y4, Y3, Y3
+	VPXOR      (AX), Y0, Y0
+	VPXOR      Y0, Y3, Y3
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000020, CX
+	JMP        crc32cFoldYMM_single
+
+crc32cFoldYMM_lanes:
+	VEXTRACTI128 $0x01, Y3, X0
+	VMOVDQU      crc32c_folds<>+0(SB), X1
+	VPCLMULQDQ   $0x11, X1, X3, X2
+	VPCLMULQDQ   $0x00, X1, X3, X3
+	VPXOR        X2, X0, X0
+	VPXOR        X3, X0, X0
+	VMOVQ        X0, AX
+	VPEXTRQ      $0x01, X0, CX
+	VZEROUPPER
+	XORQ         DX, DX
+	CRC32Q       AX, DX
+	CRC32Q       CX, DX
+	NOTL         DX
+	MOVL         DX, ret+32(FP)
+	RET
+
+DATA crc32cFoldXMM_consts<>+0(SB)/8, $0x00000000b2a3dfa6
+DATA crc32cFoldXMM_consts<>+8(SB)/8, $0x000000002664fd8b
+DATA crc32cFoldXMM_consts<>+16(SB)/8, $0x00000000b2a3dfa6
+DATA crc32cFoldXMM_consts<>+24(SB)/8, $0x000000002664fd8b
+DATA crc32cFoldXMM_consts<>+32(SB)/8, $0x000000004c25151d
+DATA crc32cFoldXMM_consts<>+40(SB)/8, $0x0000000000000000
+DATA crc32cFoldXMM_consts<>+48(SB)/8, $0x00000000b9f93bd0
+DATA crc32cFoldXMM_consts<>+56(SB)/8, $0x0000000000000000
+DATA crc32cFoldXMM_consts<>+64(SB)/8, $0x00000000ae1175c2
+DATA crc32cFoldXMM_consts<>+72(SB)/8, $0x0000000000000000
+GLOBL crc32cFoldXMM_consts<>(SB), RODATA|NOPTR, $80
+
+// func crc32cFoldXMM(crc uint32, b []byte) uint32
+// Requires: AVX, PCLMULQDQ, SSE4.2
+TEXT ·crc32cFoldXMM(SB), NOSPLIT, $0-36
+	MOVQ    b_base+8(FP), AX
+	MOVQ    b_len+16(FP), CX
+	MOVL    crc+0(FP), DX
+	NOTL    DX
+	VMOVDQU crc32c_folds<>+64(SB), X4
+	CMPQ    CX, $0x00000e00
+	JB      crc32cFoldXMM_first
+	VPXOR   X0, X0, X0
+	VPXOR   X1, X1, X1
+	VPXOR   X2, X2, X2
+	VPXOR   X3, X3, X3
+
+crc32cFoldXMM_block:
+	MOVL       DX, BX
+	XORL       DX, DX
+	XORL       SI, SI
+	XORL       DI, DI
+	LEAQ       1536(AX), R8
+	VPCLMULQDQ $0x11, crc32cFoldXMM_consts<>+0(SB), X0, X5
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+0(SB), X0, X0
+	VPXOR      (R8), X5, X5
+	VPXOR      X5, X0, X0
+	CRC32Q     (AX), BX
+	VPCLMULQDQ $0x11, crc32cFoldXMM_consts<>+0(SB), X1, X5
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+0(SB), X1, X1
+	VPXOR      16(R8), X5, X5
+	VPXOR      X5, X1, X1
+	CRC32Q     512(AX), SI
+	CRC32Q     1024(AX), DI
+	VPCLMULQDQ $0x11, crc32cFoldXMM_consts<>+0(SB), X2, X5
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+0(SB), X2, X2
+	VPXOR      32(R8), X5, X5
+	VPXOR      X5, X2, X2
+	CRC32Q     8(AX), BX
+	VPCLMULQDQ $0x11, crc32cFoldXMM_consts<>+0(SB), X3, X5
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+0(SB), X3, X3
+	VPXOR      48(R8), X5, X5
+	VPXOR      X5, X3, X3
+	CRC32Q     520(AX), SI
+	CRC32Q     1032(AX), DI
+	ADDQ       $0x00000010, AX
+	ADDQ       $0x00000040, R8
+	MOVL       $0x0000001f, R9
+
+crc32cFoldXMM_round:
+	VPCLMULQDQ $0x11, X4, X0, X5
+	VPCLMULQDQ $0x00, X4, X0, X0
+	VPXOR      (R8), X5, X5
+	VPXOR      X5, X0, X0
+	CRC32Q     (AX), BX
+	VPCLMULQDQ $0x11, X4, X1, X5
+	VPCLMULQDQ $0x00, X4, X1, X1
+	VPXOR      16(R8), X5, X5
+	VPXOR      X5, X1, X1
+	CRC32Q     512(AX), SI
+	CRC32Q     1024(AX), DI
+	VPCLMULQDQ $0x11, X4, X2, X5
+	VPCLMULQDQ $0x00, X4, X2, X2
+	VPXOR      32(R8), X5, X5
+	VPXOR      X5, X2, X2
+	CRC32Q     8(AX), BX
+	VPCLMULQDQ $0x11, X4, X3, X5
+	VPCLMULQDQ $0x00, X4, X3, X3
+	VPXOR      48(R8), X5, X5
+	VPXOR      X5, X3, X3
+	CRC32Q     520(AX), SI
+	CRC32Q     1032(AX), DI
+	ADDQ       $0x00000010, AX
+	ADDQ       $0x00000040, R8
+	DECL       R9
+	JNZ        crc32cFoldXMM_round
+	VMOVD      BX, X5
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+32(SB), X5, X5
+	VMOVD      SI, X6
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+48(SB), X6, X6
+	VPXOR      X6, X5, X5
+	VMOVD      DI, X6
+	VPCLMULQDQ $0x00, crc32cFoldXMM_consts<>+64(SB), X6, X6
+	VPXOR      X6, X5, X5
+	VPXOR      X5, X3, X3
+	MOVQ       R8, AX
+	SUBQ       $0x00000e00, CX
+	CMPQ       CX, $0x00000e00
+	JAE        crc32cFoldXMM_block
+	JMP        crc32cFoldXMM_loop
+
+crc32cFoldXMM_first:
+	VMOVDQU (AX), X0
+	VMOVDQU 16(AX), X1
+	VMOVDQU 32(AX), X2
+	VMOVDQU 48(AX), X3
+	VMOVD   DX, X5
+	VPXOR   X5, X0, X0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000040, CX
+
+crc32cFoldXMM_loop:
+	CMPQ       CX, $0x00000040
+	JB         crc32cFoldXMM_fold
+	VPCLMULQDQ $0x11, X4, X0, X5
+	VPCLMULQDQ $0x00, X4, X0, X0
+	VPXOR      (AX), X5, X5
+	VPXOR      X5, X0, X0
+	VPCLMULQDQ $0x11, X4, X1, X5
+	VPCLMULQDQ $0x00, X4, X1, X1
+	VPXOR      16(AX), X5, X5
+	VPXOR      X5, X1, X1
+	VPCLMULQDQ $0x11, X4, X2, X5
+	VPCLMULQDQ $0x00, X4, X2, X2
+	VPXOR      32(AX), X5, X5
+	VPXOR      X5, X2, X2
+	VPCLMULQDQ $0x11, X4, X3, X5
+	VPCLMULQDQ $0x00, X4, X3, X3
+	VPXOR      48(AX), X5, X5
+	VPXOR      X5, X3, X3
+	ADDQ       $0x00000040, AX
+	SUBQ       $0x00000040, CX
+	JMP        crc32cFoldXMM_loop
+
+crc32cFoldXMM_fold:
+	VMOVDQU    crc32c_folds<>+0(SB), X4
+	VPCLMULQDQ $0x11, X4, X0, X5
+	VPCLMULQDQ $0x00, X4, X0, X0
+	VPXOR      X5, X1, X1
+	VPXOR      X0, X1, X1
+	VPCLMULQDQ $0x11, X4, X1, X0
+	VPCLMULQDQ $0x00, X4, X1, X1
+	VPXOR      X0, X2, X2
+	VPXOR      X1, X2, X2
+	VPCLMULQDQ $0x11, X4, X2, X0
+	VPCLMULQDQ $0x00, X4, X2, X2
+	VPXOR      X0, X3, X3
+	VPXOR      X2, X3, X3
+
+crc32cFoldXMM_single:
+	TESTQ      CX, CX
+	JZ         crc32cFoldXMM_lanes
+	VPCLMULQDQ $0x11, X4, X3, X0
+	VPCLMULQDQ $0x00, X4, X3, X3
+	VPXOR      (AX), X0, X0
+	VPXOR      X0, X3, X3
+	ADDQ       $0x00000010, AX
+	SUBQ       $0x00000010, CX
+	JMP        crc32cFoldXMM_single
+
+crc32cFoldXMM_lanes:
+	VMOVQ   X3, AX
+	VPEXTRQ $0x01, X3, CX
+	VZEROUPPER
+	XORQ    DX, DX
+	CRC32Q  AX, DX
+	CRC32Q  CX, DX
+	NOTL    DX
+	MOVL    DX, ret+32(FP)
+	RET
+
+// func cpuid7ECX() uint32
+// Requires: CPUID
+TEXT ·cpuid7ECX(SB), NOSPLIT, $0-4
+	MOVL $0x00000007, AX
+	XORL CX, CX
+	CPUID
+	MOVL CX, ret+0(FP)
+	RET

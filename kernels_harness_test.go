@@ -120,6 +120,7 @@ func kernelCases() []*kcase {
 		minmaxCase("minmaxInt64", func(im *impl) func([]int64) (int64, int64) { return im.minmaxInt64 }),
 		alp64Case(),
 		alp32Case(),
+		crc32cCase(),
 	}, copyCheckCases()...)
 }
 

@@ -63,6 +63,7 @@ func main() {
 	minmax(minmaxU64)
 	minmax(minmaxI64)
 	copyCheck()
+	crc32c()
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"sync/atomic"
 
@@ -152,7 +151,7 @@ func (r *Reader) next() (arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, want := crc32.Checksum(buf, castagnoli), crc; got != want {
+	if got, want := Checksum(buf), crc; got != want {
 		r.pool.Free(buf)
 		return nil, corruptf("block %d: checksum %#08x, the frame says %#08x", r.blocks, got, want)
 	}
@@ -292,7 +291,7 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 		return nil, err
 	}
 	sch = sch[:n]
-	if got, want := crc32.Checksum(sch, castagnoli), binary.LittleEndian.Uint32(h[16:]); got != want {
+	if got, want := Checksum(sch), binary.LittleEndian.Uint32(h[16:]); got != want {
 		return nil, corruptf("schema checksum %#08x, the header says %#08x", got, want)
 	}
 	schema, err := ReadSchema(sch)

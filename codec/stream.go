@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 
@@ -32,10 +31,7 @@ const (
 	maxSchemaSize = 64 << 20
 )
 
-var (
-	streamMagic = [4]byte{'A', 'P', 'K', 'S'}
-	castagnoli  = crc32.MakeTable(crc32.Castagnoli)
-)
+var streamMagic = [4]byte{'A', 'P', 'K', 'S'}
 
 // A Writer writes record batches of one schema to an io.Writer as an
 // arrowpack stream: the schema once, then checksummed blocks, by default
@@ -135,7 +131,7 @@ func streamHeader(sch []byte) []byte {
 	copy(hdr, streamMagic[:])
 	hdr[4] = streamVersion
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(sch)))
-	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(sch, castagnoli))
+	binary.LittleEndian.PutUint32(hdr[16:], Checksum(sch))
 	hdr = append(hdr, sch...)
 	return append(hdr, make([]byte, pad8(len(sch))-len(sch))...)
 }
@@ -227,7 +223,7 @@ func (w *Writer) writeBlock(recs ...arrow.RecordBatch) error {
 		return err // the stream is still good: nothing was written
 	}
 	w.buf = buf
-	if err := writeFrame(w.w, buf, crc32.Checksum(buf, castagnoli)); err != nil {
+	if err := writeFrame(w.w, buf, Checksum(buf)); err != nil {
 		w.err = err
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 
 	"github.com/arrowpack/arrowpack/codec"
 )
@@ -42,10 +41,8 @@ var markerMagic = []byte("APKF")
 // any size goes through with default client and server options.
 const DefaultMaxMessageSize = 4<<20 - 64<<10
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// checksum returns the CRC32C of a block.
-func checksum(block []byte) uint32 { return crc32.Checksum(block, castagnoli) }
+// checksum returns the CRC32C of a block, as codec streams have it.
+func checksum(block []byte) uint32 { return codec.Checksum(block) }
 
 // marker is a parsed arrowpack marker.
 type marker struct {

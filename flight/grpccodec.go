@@ -3,12 +3,12 @@ package flight
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"runtime"
 	"sync/atomic"
 
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto" // registers "proto", which Codec falls back to
 	"google.golang.org/grpc/mem"
@@ -205,7 +205,7 @@ func (m *recvMsg) checksum() uint32 {
 	if m.crcSet {
 		return m.crc
 	}
-	return crc32.Update(m.seed, castagnoli, m.DataBody)
+	return arrowpack.UpdateCRC32C(m.seed, m.DataBody)
 }
 
 // buffer returns the body as a reference-counted buffer whose bytes are
@@ -320,7 +320,7 @@ func (w *wireCursor) copyOut(dst []byte, crc *uint32, crcOn bool) {
 		w.advance()
 		n := copy(dst, w.cur)
 		if crcOn {
-			*crc = crc32.Update(*crc, castagnoli, dst[:n])
+			*crc = arrowpack.UpdateCRC32C(*crc, dst[:n])
 		}
 		w.cur = w.cur[n:]
 		dst = dst[n:]

@@ -3,7 +3,6 @@ package flight
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"sync/atomic"
 
@@ -12,6 +11,7 @@ import (
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
 	"github.com/arrowpack/arrowpack/codec"
 )
 
@@ -252,7 +252,7 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 		r.prun = rm.checksum()
 		rm.buffer().Release() // the bytes are copied: give them back
 	} else {
-		r.prun = crc32.Update(r.prun, castagnoli, body)
+		r.prun = arrowpack.UpdateCRC32C(r.prun, body)
 	}
 	if !m.last {
 		return nil, nil
