@@ -1,6 +1,9 @@
 package codec
 
-import "github.com/pierrec/lz4/v4"
+import (
+	"github.com/klauspost/compress/huff0"
+	"github.com/pierrec/lz4/v4"
+)
 
 // The lightweight section codecs and how an encoder with Light chooses
 // among them. Their ids in a section descriptor (FORMAT.md):
@@ -9,7 +12,8 @@ const (
 	codecALP     Compression = 5 // ALP: decimal floats as bit-packed integers
 	codecFSST    Compression = 6 // FSST: string data as codes of a symbol table
 	codecPlanes  Compression = 7 // byte planes of floats, each raw or LZ4
-	maxCodec                 = codecPlanes
+	codecHuff    Compression = 8 // another section's bytes Huffman-coded (huff0)
+	maxCodec                 = codecHuff
 )
 
 // lightMaxValues is the most values a bit-packing or ALP section holds: a
@@ -23,9 +27,14 @@ const lightMaxValues = 1 << 20
 // than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
 // code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
 // planes 256 (an LZ4 plane decodes to at most 255 bytes a byte, a packed
-// one to at most 8).
+// one to at most 8), Huffman the most of those from the m <= 8 x (s - 8)
+// (a code takes at least a bit) and <= huff0.BlockSizeMax bytes of its
+// inner section (checkHuff checks the inner codec's own bound).
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
+	case codecHuff:
+		m := uint64(min(8*max(s-huffHeader, 0), huff0.BlockSizeMax))
+		return max(256*m, 16*lightMaxValues+m)
 	case codecBitpack:
 		return 16*lightMaxValues + uint64(s)
 	case codecALP:
@@ -49,6 +58,10 @@ func lightMaxRaw(c Compression, s int) uint64 {
 // to pack (dict-8192's 8192 dictionary indices: 9.2 KB in lightweight
 // sections, 10.1 KB with LZ4, 9.9 KB with MinLZ).
 const minLightRows = 1024
+
+// huffMaxBody is the largest raw body whose sections an encoder with Light
+// Huffman-codes (section_huff_enc.go): ...
+const huffMaxBody = minDecide
 
 // minLight is the smallest buffer, in bytes, a lightweight codec is tried
 // on: below it the section's header and descriptor cost more than packing
@@ -75,6 +88,7 @@ type lightScratch struct {
 	words []uint64
 	bytes []byte
 	idx   []uint32
+	huff  *huff0.Scratch // the Huffman sections' coder (no table reuse)
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -89,8 +103,8 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
 	if ss.xf&flagTranspose != 0 {
 		// A small body of few rows (minLightRows) is transposed and
-		// one MinLZ section, as with MinLZ.
-		return append(secs, section{n: len(body), codec: MinLZ})
+		// one MinLZ section, as with MinLZ, Huffman-coded.
+		return append(secs, section{n: len(body), codec: codecHuff, inner: MinLZ})
 	}
 	add := func(s section) {
 		if k := len(secs); k > 0 && s.codec <= MinLZ && secs[k-1].codec == s.codec {
@@ -126,6 +140,13 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 		}
 	}
 	cut(len(body))
+	if len(body) < huffMaxBody {
+		for i := range secs {
+			if s := &secs[i]; s.n >= minLight && huffInnerOK(s.codec) {
+				s.inner, s.codec = s.codec, codecHuff
+			}
+		}
+	}
 	return secs
 }
 
