@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sync"
@@ -8,8 +9,17 @@ import (
 	"github.com/klauspost/compress/huff0"
 )
 
-// huffScratch is a huff0 decoding table, kept between sections.
-var huffScratch = sync.Pool{New: func() any { return new(huff0.Scratch) }}
+// huffTable is a huff0 decoding table kept between sections, and the
+// bytes it was read from: a section whose codes start with the same bytes
+// has the same table (a table's first byte says how long it is), which
+// need not be read again (encoders reuse tables: section_huff_enc.go).
+type huffTable struct {
+	s     huff0.Scratch
+	bytes []byte
+}
+
+// huffTables keeps the tables of recent sections.
+var huffTables = sync.Pool{New: func() any { return new(huffTable) }}
 
 // huffInner is room to decode a Huffman section's inner section into, at
 // most huff0.BlockSizeMax bytes.
@@ -39,7 +49,7 @@ func parseHuff(r uint64, src []byte) (huffSection, error) {
 	h := huffSection{inner: Compression(src[0]), streams: int(src[1]),
 		m: int(binary.LittleEndian.Uint32(src[4:])), coded: src[huffHeader:]}
 	if !huffInnerOK(h.inner) || h.streams != 1 && h.streams != 4 || src[2]|src[3] != 0 {
-		return huffSection{}, corruptf("huffman section of a %s section in %d streams (flags %d)", h.inner, h.streams, binary.LittleEndian.Uint16(src[2:]))
+		return huffSection{}, corruptf("huffman section of inner codec %d in %d streams (flags %d)", h.inner, h.streams, binary.LittleEndian.Uint16(src[2:]))
 	}
 	if h.m == 0 || h.m > huff0.BlockSizeMax || uint64(h.m) > 8*uint64(len(h.coded)) {
 		return huffSection{}, corruptf("huffman section of %d coded bytes says they decode to %d (at most %d)", len(h.coded), h.m, min(huff0.BlockSizeMax, 8*len(h.coded)))
@@ -48,7 +58,7 @@ func parseHuff(r uint64, src []byte) (huffSection, error) {
 		return huffSection{}, corruptf("huffman section of %d raw bytes codes %d", r, h.m)
 	}
 	if max := sectionMaxRaw(h.inner, h.m); r > max {
-		return huffSection{}, corruptf("huffman section of a %s section of %d bytes declares %d raw bytes; the most it can produce is %d", h.inner, h.m, r, max)
+		return huffSection{}, corruptf("huffman section of an inner section of codec %d of %d bytes declares %d raw bytes; the most it can produce is %d", h.inner, h.m, r, max)
 	}
 	return h, nil
 }
@@ -76,12 +86,13 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 	if err != nil {
 		return err
 	}
-	hs := huffScratch.Get().(*huff0.Scratch)
-	defer huffScratch.Put(hs)
-	hs, coded, err := huff0.ReadTable(h.coded, hs)
+	ht := huffTables.Get().(*huffTable)
+	defer huffTables.Put(ht)
+	coded, err := ht.read(h.coded)
 	if err != nil {
-		return corruptf("huffman table: %v", err)
+		return err
 	}
+	hs := &ht.s
 	var room *[]byte
 	dst := raw[:0:len(raw)]
 	if h.inner != None {
@@ -114,4 +125,20 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 		return fmt.Errorf("inside a huffman section: %w", err)
 	}
 	return nil
+}
+
+// read makes t the table that src starts with and returns the codes after
+// it: the table t holds when src starts with its bytes, else the one read
+// from src.
+func (t *huffTable) read(src []byte) ([]byte, error) {
+	if len(t.bytes) > 0 && bytes.HasPrefix(src, t.bytes) {
+		return src[len(t.bytes):], nil
+	}
+	t.bytes = t.bytes[:0]
+	_, coded, err := huff0.ReadTable(src, &t.s)
+	if err != nil {
+		return nil, corruptf("huffman table: %v", err)
+	}
+	t.bytes = append(t.bytes, src[:len(src)-len(coded)]...)
+	return coded, nil
 }

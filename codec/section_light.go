@@ -88,7 +88,7 @@ type lightScratch struct {
 	words []uint64
 	bytes []byte
 	idx   []uint32
-	huff  *huff0.Scratch // the Huffman sections' coder (no table reuse)
+	huff  huffCoder // the Huffman sections' coder
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -142,7 +142,7 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	cut(len(body))
 	if len(body) < huffMaxBody {
 		for i := range secs {
-			if s := &secs[i]; s.n >= minLight && huffInnerOK(s.codec) {
+			if s := &secs[i]; s.n >= huffMinRaw && huffInnerOK(s.codec) && s.codec != codecALP && s.codec != codecPlanes {
 				s.inner, s.codec = s.codec, codecHuff
 			}
 		}
