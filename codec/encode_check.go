@@ -118,15 +118,16 @@ type checker struct {
 // ends are what the decoder accepts; then, recursively, the ranges of its
 // children those rows reference.
 func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
-	h := headOf(d)
-	return k.arrayOf(p, d, &h, off, n)
-}
-
-// arrayOf is array of d, whose head h the caller has read.
-func (k checker) arrayOf(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
-	if !k.deep && off == h.base && n == h.length && h.plain(p) {
+	var h arrayHead
+	if plain := h.read(d, p); plain && !k.deep && off == h.base && n == h.length {
 		return nil
 	}
+	return k.arrayFull(p, d, &h, off, n)
+}
+
+// arrayFull is array of d, whose head h the caller has read, without the
+// short way of a plain array.
+func (k checker) arrayFull(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	base := h.base // rows are reported from the array's offset
 	if uint64(n) > maxLength || base < 0 || h.length < 0 || off < 0 || uint64(base)+uint64(h.length) > math.MaxInt {
 		if n > maxLength {
@@ -240,64 +241,56 @@ type arrayHead struct {
 	base, length, nullN int
 }
 
-func headOf(d arrow.ArrayData) arrayHead {
-	var h arrayHead
-	h.read(d)
-	return h
-}
-
-// read sets h to the head of d, in place: the head is large enough that
-// returning it costs as much as reading it.
-func (h *arrayHead) read(d arrow.ArrayData) {
+// read sets h to the head of d and reports whether d is plain for p (p
+// nil: false): a sound array of fixed-width values, or of strings or
+// binary with 32-bit offsets, with no nulls, all of it to be written. These
+// are the commonest columns, checked here in a few comparisons while their
+// head is in registers; checker.arrayFull makes the checks of the rest and
+// names any fault. The head is built in registers and stored once.
+func (h *arrayHead) read(d arrow.ArrayData, p *plan) (plain bool) {
+	var r arrayHead
 	if ad, ok := d.(*array.Data); ok {
-		h.bufs, h.children = ad.Buffers(), ad.Children()
-		h.base, h.length, h.nullN = ad.Offset(), ad.Len(), ad.NullN()
+		r.bufs, r.children = ad.Buffers(), ad.Children()
+		r.base, r.length, r.nullN = ad.Offset(), ad.Len(), ad.NullN()
 	} else {
-		h.bufs, h.children = d.Buffers(), d.Children()
-		h.base, h.length, h.nullN = d.Offset(), d.Len(), d.NullN()
+		r.bufs, r.children = d.Buffers(), d.Children()
+		r.base, r.length, r.nullN = d.Offset(), d.Len(), d.NullN()
 	}
-	h.vb, h.b1, h.b2 = nil, nil, nil
-	switch bufs := h.bufs; {
+	switch bufs := r.bufs; {
 	case len(bufs) > 2:
-		h.b2 = bytesOf(bufs[2])
+		r.b2 = bytesOf(bufs[2])
 		fallthrough
 	case len(bufs) > 1:
-		h.b1 = bytesOf(bufs[1])
+		r.b1 = bytesOf(bufs[1])
 		fallthrough
 	case len(bufs) > 0:
-		h.vb = bytesOf(bufs[0])
+		r.vb = bytesOf(bufs[0])
 	}
-}
-
-// plain reports whether h is a sound array of fixed-width values, or of
-// strings or binary with 32-bit offsets, with no nulls, all of it to be
-// written: the commonest columns, whose checks arrayOf makes with more
-// ado. When it is false, arrayOf makes the checks and names the fault.
-func (h *arrayHead) plain(p *plan) bool {
-	base, n := h.base, h.length
-	if h.nullN != 0 || len(h.children) != 0 || base < 0 || n < 0 || uint64(base)+uint64(n) > maxLength {
+	*h = r
+	base, n := r.base, r.length
+	if p == nil || r.nullN != 0 || len(r.children) != 0 || base < 0 || n < 0 || uint64(base)+uint64(n) > maxLength {
 		return false
 	}
 	switch p.kind {
 	case kFixed:
-		if len(h.bufs) < 2 || uint64(len(h.b1)) < uint64(base+n)*uint64(p.width) {
+		if len(r.bufs) < 2 || uint64(len(r.b1)) < uint64(base+n)*uint64(p.width) {
 			return false
 		}
 	case kBinary:
 		// The offsets of the rows (arrow-go's last one among them) in
 		// [0, len(data)], the first no more than the last; the writer
 		// checks they never decrease.
-		if len(h.bufs) < 3 || uint64(len(h.b1)) < uint64(base+n+1)*4 {
+		if len(r.bufs) < 3 || uint64(len(r.b1)) < uint64(base+n+1)*4 {
 			return false
 		}
-		o := view[int32](h.b1)
-		if lo, hi := o[base], o[base+n]; lo < 0 || hi < lo || int(hi) > len(h.b2) {
+		o := view[int32](r.b1)
+		if lo, hi := o[base], o[base+n]; lo < 0 || hi < lo || int(hi) > len(r.b2) {
 			return false
 		}
 	default:
 		return false
 	}
-	return allValid(h.vb, base, n)
+	return allValid(r.vb, base, n)
 }
 
 // allValid reports whether bits [base, base+n) of the validity bitmap vb
@@ -308,9 +301,11 @@ func allValid(vb []byte, base, n int) bool {
 	if len(vb) == 0 {
 		return true
 	}
-	if base&7+n <= 64 && base>>3+8 <= len(vb) {
-		mask := uint64(1)<<n - 1 // (n = 64: all ones)
-		return binary.LittleEndian.Uint64(vb[base>>3:])>>(base&7)&mask == mask
+	// Unsigned: a negative base or n takes the long way, which refuses it.
+	i, sh := uint(base)>>3, uint(base)&7
+	if sh+uint(n) <= 64 && i+8 <= uint(len(vb)) {
+		mask := ^uint64(0) >> (64 - uint(n)) // (n = 0: none)
+		return binary.LittleEndian.Uint64(vb[i:i+8])>>sh&mask == mask
 	}
 	return allValidLong(vb, base, n)
 }

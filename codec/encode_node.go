@@ -92,7 +92,7 @@ func (c *encoding) push(d arrow.ArrayData, off, n int) {
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
 func (s *seg) set(d arrow.ArrayData, off, n int) {
 	s.d = d
-	s.read(d)
+	s.read(d, nil)
 	s.setRows(off, n)
 }
 

@@ -73,6 +73,16 @@ func offsetsNode[T int32 | int64](c *encoding, k offsetKernels[T], segs []seg, n
 		dst[0] = 0
 	}
 	lengths := c.w.xf&flagLengths != 0
+	if len(segs) == 1 && dst != nil && !lengths {
+		// One seg, rebased to 0 (the commonest case, made short).
+		s := &segs[0]
+		o := offsetsOf[T](s)
+		s.lo, s.hi = int(o[0]), int(o[s.n])
+		if !k.rebase(dst, o, o[0]) {
+			late()
+		}
+		return s.hi - s.lo
+	}
 	var total T
 	at := 0
 	for si := range segs {

@@ -164,14 +164,17 @@ func (e *Encoder) gather(recs []arrow.RecordBatch) (c *encoding, rows int, err e
 			d := col.Data()
 			s := &c.segs[i*k+r]
 			s.d = d
-			s.read(d)
+			p := e.plans[i]
+			plain := s.read(d, p)
 			if int64(s.length) != rows {
 				return nil, 0, fmt.Errorf("%w: column %d of batch %d has %d rows, the batch %d", ErrInvalidBatch, i, r, s.length, rows)
 			}
-			// Checked before anything is sized from it.
-			p := e.plans[i]
-			if f := ck.arrayOf(p, d, &s.arrayHead, s.base, s.length); f != nil {
-				return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+			// Checked before anything is sized from it: the commonest
+			// columns as they are read, the rest in full.
+			if !plain {
+				if f := ck.arrayFull(p, d, &s.arrayHead, s.base, s.length); f != nil {
+					return nil, 0, f.err(e.schema.Field(i).Name, r, k)
+				}
 			}
 			s.setRows(-1, -1)
 			s.countNulls = s.nulls > 0
