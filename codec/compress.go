@@ -110,6 +110,8 @@ func (c *compressor) bound(s section) int {
 	switch s.codec {
 	case codecBitpack, codecALP, codecFSST, codecPlanes:
 		return lightBound(s)
+	case codecHuff:
+		return c.huffBound(s)
 	case LZ4:
 		return lz4.CompressBlockBound(n)
 	case MinLZ:
@@ -128,11 +130,14 @@ type lz4State struct {
 // compress compresses src into dst, which has room for c.bound(s) bytes,
 // with codec s.codec, st (an LZ4 compressor, nil for zstd and MinLZ) and
 // ls (room for the lightweight codecs), and returns the compressed bytes,
-// or nil if compressing failed.
-func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
+// or nil if compressing failed. A Huffman section whose coding does not
+// pay becomes its inner section (s.codec changes).
+func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
 	switch s.codec {
 	case codecBitpack, codecALP, codecFSST, codecPlanes:
-		return c.encodeLight(st, ls, dst, src, s)
+		return c.encodeLight(st, ls, dst, src, *s)
+	case codecHuff:
+		return c.encodeHuff(st, ls, dst, src, s)
 	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
 	case MinLZ:
@@ -179,7 +184,9 @@ type section struct {
 	codec Compression
 	z     []byte
 	// The lightweight codecs: the hint of the buffer the section starts
-	// with and the codec's parameters, chosen by planLight.
+	// with and the codec's parameters, chosen by planLight; inner is
+	// the codec of the section a Huffman section codes.
+	inner  Compression
 	hint   bufHint
 	bp     bitpackChoice
 	alp    alpChoice
@@ -343,7 +350,7 @@ func (c *compressor) compressRun(secs []section, body, out []byte) {
 			continue
 		}
 		n := c.bound(*s)
-		s.z = c.compress(st, ls, out[at:at+n:at+n], body[s.at:s.at+s.n], *s)
+		s.z = c.compress(st, ls, out[at:at+n:at+n], body[s.at:s.at+s.n], s)
 		at += n
 	}
 	c.putState(st)

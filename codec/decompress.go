@@ -98,6 +98,8 @@ func checkSection(c Compression, n uint64, src []byte) error {
 		if err != nil || !ok || uint64(m) != n {
 			return corruptf("minlz section of %d raw bytes (at most %d) declares %d (MinLZ: %t, %v)", n, minlz.MaxBlockSize, m, ok, err)
 		}
+	case codecHuff:
+		return checkHuff(n, src)
 	}
 	if max := sectionMaxRaw(c, len(src)); n > max {
 		return corruptf("%s section of %d stored bytes declares %d raw bytes; the most %s can produce from them is %d", c, len(src), n, c, max)
@@ -137,7 +139,7 @@ func sectionMaxRaw(c Compression, s int) uint64 {
 		return (n - 6) / 4 * (128 << 10)
 	case MinLZ:
 		return minlz.MaxBlockSize
-	case codecBitpack, codecALP, codecFSST, codecPlanes:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecHuff:
 		return lightMaxRaw(c, s)
 	}
 	return n
@@ -254,6 +256,8 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		return decodeFSST(raw, src)
 	case codecPlanes:
 		return decodePlanes(raw, src)
+	case codecHuff:
+		return d.unhuff(raw, src)
 	case MinLZ:
 		// checkSection made sure src is a MinLZ block of len(raw) bytes.
 		got, err := minlz.Decode(raw, src)

@@ -19,9 +19,10 @@ import (
 // for each case, <case>-none.apk, <case>-lz4.apk, <case>-zstd.apk,
 // <case>-minlz.apk and <case>-light.apk hold one block each, and <case>.arrows the batch they hold as an Arrow IPC
 // stream (arrow-go's reader, not arrowpack, is the oracle). They were
-// written once (go test ./codec -run TestGoldenBlocks -update) and must
-// decode to the same batch forever: a later change of the layout bumps the
-// format version and keeps reading these.
+// written once (go test ./codec -run TestGoldenBlocks -update, which writes
+// only the cases whose files are missing) and must decode to the same batch
+// forever: a later change of the layout bumps the format version and keeps
+// reading these.
 
 // goldenBlockCase is one batch the golden blocks hold.
 type goldenBlockCase struct {
@@ -51,6 +52,13 @@ func goldenBlockCases() []goldenBlockCase {
 		{"decimals-8192", goldenDecimals, nil},
 		// Floats that are not decimals: byte planes, LZ4, packed and raw.
 		{"floats-8192", goldenFloats, nil},
+		// Light's Huffman sections: a small block of few rows (a MinLZ
+		// section coded), dictionary indices (bit-packed a byte a value,
+		// coded) and string lengths and data of a small body (bit-packed
+		// and FSST, coded).
+		{"lineitem-64", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Lineitem(mem, 64) }, nil},
+		{"dict-8192", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Dictionary(mem, 8192) }, nil},
+		{"text-2048", goldenText, nil},
 	}
 }
 
@@ -91,6 +99,27 @@ func goldenDecimals(mem memory.Allocator) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
+// goldenText returns 2048 rows of short sentences of TPC-H-like words,
+// whose lengths and data are each at least 2 KiB in a raw body under 64
+// KiB.
+func goldenText(mem memory.Allocator) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(2026, 2048))
+	words := []string{"furiously", "carefully", "regular", "final", "ironic", "express", "deposits", "requests", "packages", "accounts", "blithely", "quickly"}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "comment", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	sb := b.Field(0).(*array.StringBuilder)
+	for range 2048 {
+		n := 1 + r.IntN(3)
+		s := words[r.IntN(len(words))]
+		for range n {
+			s += " " + words[r.IntN(len(words))]
+		}
+		sb.Append(s)
+	}
+	return b.NewRecordBatch()
+}
+
 // goldenFloats returns 8192 rows of floats that are not decimals, normal
 // (whose top plane Light packs) and uniform in [0, 1) (whose top plane it
 // compresses with LZ4), and an ascending id column (which every codec
@@ -121,6 +150,7 @@ func TestGoldenBlocks(t *testing.T) {
 	var sawRaw, sawSplit bool
 	sawCodec := map[Compression]bool{}
 	sawPlane := map[byte]bool{}
+	sawInner := map[Compression]bool{} // of Huffman sections
 	for _, gc := range goldenBlockCases() {
 		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
 		defer want.Release()
@@ -144,6 +174,9 @@ func TestGoldenBlocks(t *testing.T) {
 				h := must(parseHeader(block))
 				mustOK(eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
 					sawCodec[s.codec] = true
+					if s.codec == codecHuff {
+						sawInner[Compression(s.src[0])] = true
+					}
 					if s.codec == codecPlanes {
 						for j := range int(s.src[0]) {
 							sawPlane[s.src[planesHeader+j]] = true
@@ -173,9 +206,10 @@ func TestGoldenBlocks(t *testing.T) {
 	}
 	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] ||
 		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] ||
-		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] {
-		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v",
-			sawRaw, sawSplit, sawCodec, sawPlane)
+		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] ||
+		!sawCodec[codecHuff] || !sawInner[MinLZ] || !sawInner[codecBitpack] || !sawInner[codecFSST] {
+		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v, Huffman sections' inner codecs %v",
+			sawRaw, sawSplit, sawCodec, sawPlane, sawInner)
 	}
 }
 
@@ -185,6 +219,9 @@ func writeGoldenBlocks(t *testing.T, dir string, mem memory.Allocator) {
 		t.Fatal(err)
 	}
 	for _, gc := range goldenBlockCases() {
+		if _, err := os.Stat(filepath.Join(dir, gc.name+".arrows")); err == nil {
+			continue // written once, never again
+		}
 		rec := gc.build(mem)
 		for _, c := range []Compression{None, LZ4, Zstd, MinLZ, Light} {
 			opts := []Option{WithCompression(c)}

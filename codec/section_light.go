@@ -1,6 +1,9 @@
 package codec
 
-import "github.com/pierrec/lz4/v4"
+import (
+	"github.com/klauspost/compress/huff0"
+	"github.com/pierrec/lz4/v4"
+)
 
 // The lightweight section codecs and how an encoder with Light chooses
 // among them. Their ids in a section descriptor (FORMAT.md):
@@ -9,7 +12,8 @@ const (
 	codecALP     Compression = 5 // ALP: decimal floats as bit-packed integers
 	codecFSST    Compression = 6 // FSST: string data as codes of a symbol table
 	codecPlanes  Compression = 7 // byte planes of floats, each raw or LZ4
-	maxCodec                 = codecPlanes
+	codecHuff    Compression = 8 // another section's bytes Huffman-coded (huff0)
+	maxCodec                 = codecHuff
 )
 
 // lightMaxValues is the most values a bit-packing or ALP section holds: a
@@ -23,9 +27,14 @@ const lightMaxValues = 1 << 20
 // than the section, ALP the same of 8 bytes, FSST 8 bytes a stored byte (a
 // code makes at most a symbol of 8 bytes, the tail one byte a byte), byte
 // planes 256 (an LZ4 plane decodes to at most 255 bytes a byte, a packed
-// one to at most 8).
+// one to at most 8), Huffman the most of those from the m <= 8 x (s - 8)
+// (a code takes at least a bit) and <= huff0.BlockSizeMax bytes of its
+// inner section (checkHuff checks the inner codec's own bound).
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
+	case codecHuff:
+		m := uint64(min(8*max(s-huffHeader, 0), huff0.BlockSizeMax))
+		return max(256*m, 16*lightMaxValues+m)
 	case codecBitpack:
 		return 16*lightMaxValues + uint64(s)
 	case codecALP:
@@ -44,11 +53,19 @@ func lightMaxRaw(c Compression, s int) uint64 {
 // buffers are too short for packing to pay for the sections' headers and
 // FSST's table (lineitem-64: 4.1 KB cut into lightweight sections, 3.2 KB
 // with LZ4, 2.8 KB with MinLZ, which also encodes it in about 0.5-0.8 of
-// LZ4's time and decodes it in about LZ4's) and a general codec finds
-// matches across them. A small block of many rows has buffers long enough
+// LZ4's time and decodes it in about LZ4's; Huffman-coded, 2.6 KB against
+// zstd's 2.5) and a general codec finds matches across them. A small block of many rows has buffers long enough
 // to pack (dict-8192's 8192 dictionary indices: 9.2 KB in lightweight
 // sections, 10.1 KB with LZ4, 9.9 KB with MinLZ).
 const minLightRows = 1024
+
+// huffMaxBody bounds the raw bodies whose sections an encoder with Light
+// Huffman-codes (section_huff_enc.go): in a small body the bytes saved
+// weigh more than the time (lineitem-64: 2824 -> 2624 bytes against
+// zstd's 2520; dict-8192: 9176 -> 6736, IPC's zstd 10048), and every
+// section fits one huff0 block (at most 256 KiB); in a large one decoding
+// about a nanosecond a coded byte would take Light's decode past LZ4's.
+const huffMaxBody = minDecide
 
 // minLight is the smallest buffer, in bytes, a lightweight codec is tried
 // on: below it the section's header and descriptor cost more than packing
@@ -75,6 +92,7 @@ type lightScratch struct {
 	words []uint64
 	bytes []byte
 	idx   []uint32
+	huff  huffCoder // the Huffman sections' coder
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -84,13 +102,15 @@ type lightScratch struct {
 // when that is estimated to take less than both the raw bytes (less the
 // minimum savings) and LZ4's estimate; other pieces are compressed with
 // LZ4 when worth it (as with LZ4) and otherwise stored raw. Neighbouring
-// LZ4 or raw pieces form one section.
+// LZ4 or raw pieces form one section. In a body under huffMaxBody, each
+// section of at least huffMinRaw bytes but ALP and byte planes becomes a
+// Huffman section of it (encodeHuff keeps the coding only where it pays).
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
 	if ss.xf&flagTranspose != 0 {
 		// A small body of few rows (minLightRows) is transposed and
-		// one MinLZ section, as with MinLZ.
-		return append(secs, section{n: len(body), codec: MinLZ})
+		// one MinLZ section, as with MinLZ, Huffman-coded.
+		return append(secs, section{n: len(body), codec: codecHuff, inner: MinLZ})
 	}
 	add := func(s section) {
 		if k := len(secs); k > 0 && s.codec <= MinLZ && secs[k-1].codec == s.codec {
@@ -126,6 +146,13 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 		}
 	}
 	cut(len(body))
+	if len(body) < huffMaxBody {
+		for i := range secs {
+			if s := &secs[i]; s.n >= huffMinRaw && huffInnerOK(s.codec) && s.codec != codecALP && s.codec != codecPlanes {
+				s.inner, s.codec = s.codec, codecHuff
+			}
+		}
+	}
 	return secs
 }
 

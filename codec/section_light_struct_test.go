@@ -3,6 +3,8 @@ package codec
 import (
 	"encoding/binary"
 
+	"github.com/klauspost/compress/huff0"
+	"github.com/minio/minlz"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -13,9 +15,12 @@ import (
 // stored byte of it in a way the format says a decoder refuses.
 
 // lightChunk returns the codec and stored bytes of part as a lightweight
-// section drawn from b's choices, possibly hostile.
+// section drawn from b's choices, possibly hostile: one of the four
+// lightweight codecs, or a Huffman section of any inner section.
 func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
-	switch b.c.intn(4) {
+	switch b.c.intn(5) {
+	case 4:
+		return b.huffChunk(part)
 	case 0:
 		return codecBitpack, b.bitpackChunk(part)
 	case 1:
@@ -24,6 +29,75 @@ func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
 		return codecPlanes, b.planesChunk(part)
 	}
 	return codecFSST, b.fsstChunk(part)
+}
+
+// huffChunk returns part as a Huffman section of an inner section drawn
+// from b's choices (raw, LZ4, MinLZ or a lightweight one, itself possibly
+// hostile), or as that inner section when huff0 cannot code it.
+func (b *blockBuilder) huffChunk(part []byte) (Compression, []byte) {
+	var inner Compression
+	var z []byte
+	switch b.c.intn(4) {
+	case 0:
+		inner, z = None, part
+	case 1:
+		inner, z = LZ4, compressForTest(LZ4, part)
+	case 2:
+		inner = MinLZ
+		var err error
+		if z, err = minlz.Encode(nil, part, minlz.LevelFastest); err != nil {
+			return None, cloneBytes(part)
+		}
+	default:
+		inner, z = b.lightChunk(part)
+	}
+	if inner == codecHuff {
+		return inner, z
+	}
+	streams := []int{1, 4}[b.c.intn(2)]
+	hs := &huff0.Scratch{Reuse: huff0.ReusePolicyNone}
+	compress := huff0.Compress1X
+	if streams == 4 {
+		compress = huff0.Compress4X
+	}
+	out, _, err := compress(z, hs)
+	if err != nil {
+		if inner == None {
+			z = cloneBytes(z)
+		}
+		return inner, z
+	}
+	h := []byte{byte(inner), byte(streams), 0, 0}
+	h = binary.LittleEndian.AppendUint32(h, uint32(len(z)))
+	h = append(h, out...)
+	switch b.c.hostile(8) {
+	case 0:
+		c := []byte{byte(Zstd), byte(codecHuff), byte(maxCodec + 1)}[b.c.intn(3)]
+		b.markBad("huffman section of inner codec %d", c)
+		h[0] = c
+	case 1:
+		b.markBad("huffman section in 2 streams")
+		h[1] = 2
+	case 2:
+		b.markBad("huffman section with reserved bytes set")
+		h[2+b.c.intn(2)] = byte(1 + b.c.intn(255))
+	case 3:
+		b.markBad("huffman section coding one byte more")
+		binary.LittleEndian.PutUint32(h[4:], uint32(len(z)+1))
+	case 4:
+		b.markBad("huffman section coding one byte less")
+		binary.LittleEndian.PutUint32(h[4:], uint32(len(z)-1))
+	case 5:
+		b.markBad("huffman section coding more than 8 bytes a stored byte")
+		binary.LittleEndian.PutUint32(h[4:], uint32(8*(len(h)-huffHeader)+1))
+	case 6:
+		b.markOdd("a huffman byte changed")
+		h[huffHeader+b.c.intn(len(h)-huffHeader)] ^= byte(1 + b.c.intn(255))
+	case 7:
+		b.markOdd("a huffman section a byte short")
+		h = h[:len(h)-1]
+	}
+	return codecHuff, h
 }
 
 func (b *blockBuilder) planesChunk(part []byte) []byte {

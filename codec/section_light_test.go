@@ -12,7 +12,9 @@ import (
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-// sectionCodecs counts the sections of each codec in a compressed block.
+// sectionCodecs counts the sections of each codec in a compressed block,
+// a Huffman section as its inner section's codec (and once more as
+// codecHuff).
 func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
 	t.Helper()
 	h := must(parseHeader(block))
@@ -22,6 +24,9 @@ func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
 	}
 	if err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
 		got[s.codec]++
+		if s.codec == codecHuff {
+			got[Compression(s.src[0])]++
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -32,9 +37,10 @@ func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
 // TestLightCodecs checks that Light's blocks of the benchmark shapes decode
 // to the batch and are no larger than LZ4's, that the shapes of 8192 rows
 // (dict-8192's small block among them: minLightRows) get lightweight
-// sections and small blocks of fewer rows (lineitem-64) one MinLZ section,
-// and that lineitem-8192's and utf8x3-8192's are at most 1.05 times
-// zstd's.
+// sections and small blocks of fewer rows (lineitem-64) one MinLZ section
+// (Huffman-coded), that lineitem-8192's, utf8x3-8192's and lineitem-64's
+// are at most 1.05 times zstd's (lineitem-64 1.06 without MinLZ's
+// assembly), and dict-8192's at most 0.9 times IPC's with zstd.
 func TestLightCodecs(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	for _, sh := range randbatch.BenchShapes() {
@@ -50,11 +56,22 @@ func TestLightCodecs(t *testing.T) {
 		if rec.NumRows() >= minLightRows && codecs[codecBitpack]+codecs[codecFSST]+codecs[codecALP]+codecs[codecPlanes] == 0 {
 			t.Errorf("%s: no lightweight section in a block of %d rows: %v", sh.Name, rec.NumRows(), codecs)
 		}
-		if rec.NumRows() < minLightRows && len(lz4) < minDecide && (len(codecs) != 1 || codecs[MinLZ] != 1) {
-			t.Errorf("%s: a small block of %d rows in sections %v, want one MinLZ section", sh.Name, rec.NumRows(), codecs)
+		if rec.NumRows() < minLightRows && len(lz4) < minDecide && (len(codecs) != 2 || codecs[MinLZ] != 1 || codecs[codecHuff] != 1) {
+			t.Errorf("%s: a small block of %d rows in sections %v, want one Huffman-coded MinLZ section", sh.Name, rec.NumRows(), codecs)
 		}
-		if (sh.Name == "lineitem-8192" || sh.Name == "utf8x3-8192") && float64(len(light)) > 1.05*float64(len(zstd)) {
-			t.Errorf("%s: light block of %d bytes, more than 1.05 times zstd's %d", sh.Name, len(light), len(zstd))
+		most := 1.05
+		if sh.Name == "lineitem-64" {
+			// MinLZ's generic encoder (386, purego) finds fewer matches
+			// than its assembly: 2656 bytes, 1.054x (amd64: 2624, 1.041x).
+			most = 1.06
+		}
+		if (sh.Name == "lineitem-8192" || sh.Name == "utf8x3-8192" || sh.Name == "lineitem-64") && float64(len(light)) > most*float64(len(zstd)) {
+			t.Errorf("%s: light block of %d bytes, more than %.2f times zstd's %d", sh.Name, len(light), most, len(zstd))
+		}
+		if sh.Name == "dict-8192" {
+			if z := ipcSize(t, rec, ipc.WithZstd()); float64(len(light)) > 0.9*float64(z) {
+				t.Errorf("%s: light block of %d bytes, more than 0.9 times IPC's with zstd, %d", sh.Name, len(light), z)
+			}
 		}
 		rec.Release()
 	}

@@ -1,0 +1,144 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/huff0"
+)
+
+// huffTable is a huff0 decoding table kept between sections, and the
+// bytes it was read from: a section whose codes start with the same bytes
+// has the same table (a table's first byte says how long it is), which
+// need not be read again (encoders reuse tables: section_huff_enc.go).
+type huffTable struct {
+	s     huff0.Scratch
+	bytes []byte
+}
+
+// huffTables keeps the tables of recent sections.
+var huffTables = sync.Pool{New: func() any { return new(huffTable) }}
+
+// huffInner is room to decode a Huffman section's inner section into, at
+// most huff0.BlockSizeMax bytes.
+var huffInner = sync.Pool{New: func() any { return new([]byte) }}
+
+// huffSection is the header of a Huffman section (section_huff_enc.go has
+// the layout): the inner section's codec, the number of huff0 streams, the
+// inner section's stored length m and the huff0 table and streams.
+type huffSection struct {
+	inner   Compression
+	streams int
+	m       int
+	coded   []byte
+}
+
+// parseHuff reads and checks the header of a Huffman section of src
+// decoding to r raw bytes: an inner codec that may be inside one (not zstd,
+// not Huffman), 1 or 4 streams, the reserved bytes 0, an inner section of
+// 1 to huff0.BlockSizeMax bytes that its codes can hold (a code takes at
+// least a bit: m <= 8 x the coded bytes) and, for raw inner bytes, exactly
+// r of them; then that the inner codec can produce r bytes from m
+// (sectionMaxRaw).
+func parseHuff(r uint64, src []byte) (huffSection, error) {
+	if len(src) < huffHeader+1 {
+		return huffSection{}, corruptf("huffman section of %d bytes, shorter than its header and a table", len(src))
+	}
+	h := huffSection{inner: Compression(src[0]), streams: int(src[1]),
+		m: int(binary.LittleEndian.Uint32(src[4:])), coded: src[huffHeader:]}
+	if !huffInnerOK(h.inner) || h.streams != 1 && h.streams != 4 || src[2]|src[3] != 0 {
+		return huffSection{}, corruptf("huffman section of inner codec %d in %d streams (flags %d)", h.inner, h.streams, binary.LittleEndian.Uint16(src[2:]))
+	}
+	if h.m == 0 || h.m > huff0.BlockSizeMax || uint64(h.m) > 8*uint64(len(h.coded)) {
+		return huffSection{}, corruptf("huffman section of %d coded bytes says they decode to %d (at most %d)", len(h.coded), h.m, min(huff0.BlockSizeMax, 8*len(h.coded)))
+	}
+	if h.inner == None && uint64(h.m) != r {
+		return huffSection{}, corruptf("huffman section of %d raw bytes codes %d", r, h.m)
+	}
+	if max := sectionMaxRaw(h.inner, h.m); r > max {
+		return huffSection{}, corruptf("huffman section of an inner section of codec %d of %d bytes declares %d raw bytes; the most it can produce is %d", h.inner, h.m, r, max)
+	}
+	return h, nil
+}
+
+// huffInnerOK reports whether a Huffman section may hold a section of codec
+// c: any known codec but zstd (which entropy-codes already) and Huffman.
+func huffInnerOK(c Compression) bool {
+	return c <= maxCodec && c != Zstd && c != codecHuff
+}
+
+// checkHuff checks, before anything is allocated for it, that a Huffman
+// section storing src can decode to n raw bytes (parseHuff).
+func checkHuff(n uint64, src []byte) error {
+	_, err := parseHuff(n, src)
+	return err
+}
+
+// unhuff fills raw, exactly, from a Huffman section: it decodes the inner
+// section's m bytes (into raw itself when they are raw bytes, else into
+// pooled room of m bytes; huff0 writes no further than the room's
+// capacity and must fill it exactly), checks the inner section as the
+// section table's are checked (checkSection) and decodes it.
+func (d *decompressor) unhuff(raw, src []byte) error {
+	h, err := parseHuff(uint64(len(raw)), src)
+	if err != nil {
+		return err
+	}
+	ht := huffTables.Get().(*huffTable)
+	defer huffTables.Put(ht)
+	coded, err := ht.read(h.coded)
+	if err != nil {
+		return err
+	}
+	hs := &ht.s
+	var room *[]byte
+	dst := raw[:0:len(raw)]
+	if h.inner != None {
+		room = huffInner.Get().(*[]byte)
+		defer huffInner.Put(room)
+		if cap(*room) < h.m {
+			*room = make([]byte, h.m)
+		}
+		dst = (*room)[:0:h.m]
+	}
+	var out []byte
+	if h.streams == 1 {
+		out, err = hs.Decoder().Decompress1X(dst, coded)
+	} else {
+		out, err = hs.Decoder().Decompress4X(dst, coded)
+	}
+	if err != nil {
+		return corruptf("huffman codes: %v", err)
+	}
+	if len(out) != h.m || &out[0] != &dst[:1][0] {
+		return corruptf("huffman codes decode to %d bytes, the section says %d", len(out), h.m)
+	}
+	if h.inner == None {
+		return nil
+	}
+	if err := checkSection(h.inner, uint64(len(raw)), out); err != nil {
+		return fmt.Errorf("inside a huffman section: %w", err)
+	}
+	if err := d.decompressBody(raw, out, h.inner); err != nil {
+		return fmt.Errorf("inside a huffman section: %w", err)
+	}
+	return nil
+}
+
+// read makes t the table that src starts with and returns the codes after
+// it: the table t holds when src starts with its bytes, else the one read
+// from src.
+func (t *huffTable) read(src []byte) ([]byte, error) {
+	if len(t.bytes) > 0 && bytes.HasPrefix(src, t.bytes) {
+		return src[len(t.bytes):], nil
+	}
+	t.bytes = t.bytes[:0]
+	_, coded, err := huff0.ReadTable(src, &t.s)
+	if err != nil {
+		return nil, corruptf("huffman table: %v", err)
+	}
+	t.bytes = append(t.bytes, src[:len(src)-len(coded)]...)
+	return coded, nil
+}

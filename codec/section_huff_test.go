@@ -1,0 +1,188 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/huff0"
+	"github.com/minio/minlz"
+)
+
+// skewed returns n bytes of a skewed distribution (a few values often,
+// most rarely), which Huffman coding shrinks.
+func skewed(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.ExpFloat64() * 6)
+	}
+	return b
+}
+
+// huffSectionOf returns a Huffman section of the inner section z of codec
+// inner, coded in streams streams.
+func huffSectionOf(t testing.TB, inner Compression, z []byte, streams int) []byte {
+	t.Helper()
+	s := &huff0.Scratch{Reuse: huff0.ReusePolicyNone}
+	var out []byte
+	var err error
+	if streams == 4 {
+		out, _, err = huff0.Compress4X(z, s)
+	} else {
+		out, _, err = huff0.Compress1X(z, s)
+	}
+	if err != nil {
+		t.Fatalf("huff0 cannot code the %d test bytes: %v", len(z), err)
+	}
+	h := []byte{byte(inner), byte(streams), 0, 0}
+	h = binary.LittleEndian.AppendUint32(h, uint32(len(z)))
+	return append(h, out...)
+}
+
+// decodeHuffGuarded decodes the Huffman section src into r bytes followed
+// by guard bytes, and fails t if a guard byte changed.
+func decodeHuffGuarded(t *testing.T, r int, src []byte) ([]byte, error) {
+	t.Helper()
+	buf := bytes.Repeat([]byte{0xa5}, r+64)
+	raw := buf[:r:r]
+	var d decompressor
+	err := checkSection(codecHuff, uint64(r), src)
+	if err == nil {
+		err = d.decompressBody(raw, src, codecHuff)
+	}
+	for i, c := range buf[r:] {
+		if c != 0xa5 {
+			t.Fatalf("decoding wrote byte %d past the section's %d raw bytes", i, r)
+		}
+	}
+	return raw, err
+}
+
+// TestHuffRoundTrip checks Huffman sections of raw, MinLZ and bit-packed
+// inner sections, in one and four streams, decode to their raw bytes, also
+// with the decoder's kept table of another section before them.
+func TestHuffRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	raw := skewed(rng, 5000)
+	mz, err := minlz.Encode(nil, raw, minlz.LevelFastest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]byte, 4096)
+	for i := range 1024 {
+		binary.LittleEndian.PutUint32(vals[4*i:], 1000+uint32(rng.ExpFloat64()*9))
+	}
+	c, _ := chooseBitpack(vals, 4, nil)
+	c.bits = 8
+	bp, _ := encodeBitpack(make([]byte, c.size(0)), vals, c, nil)
+	for _, tc := range []struct {
+		name  string
+		inner Compression
+		z     []byte
+		want  []byte
+	}{
+		{"raw", None, raw, raw},
+		{"minlz", MinLZ, mz, raw},
+		{"bitpack", codecBitpack, bp, vals},
+	} {
+		for _, streams := range []int{1, 4} {
+			src := huffSectionOf(t, tc.inner, tc.z, streams)
+			got, err := decodeHuffGuarded(t, len(tc.want), src)
+			if err != nil {
+				t.Fatalf("%s in %d streams: %v", tc.name, streams, err)
+			}
+			if !bytes.Equal(got, tc.want) {
+				t.Fatalf("%s in %d streams: decoded to other bytes", tc.name, streams)
+			}
+		}
+	}
+}
+
+// TestHuffRejects builds hostile Huffman sections field by field and checks
+// that each is refused as corrupt, before or while decoding, without
+// writing past the section's raw bytes.
+func TestHuffRejects(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	raw := skewed(rng, 3000)
+	mz, err := minlz.Encode(nil, raw, minlz.LevelFastest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawSec := huffSectionOf(t, None, raw, 4)
+	mzSec := huffSectionOf(t, MinLZ, mz, 1)
+	other := huffSectionOf(t, None, skewed(rng, len(raw)), 4) // another table
+	// A bit-packed section of 4-byte values with a bad width byte, coded
+	// correctly: the inner section's own checks refuse it.
+	badBP := make([]byte, bitpackHeader+len(raw))
+	badBP[0] = 3
+	copy(badBP[bitpackHeader:], raw)
+	shortMZ, _ := minlz.Encode(nil, raw[:len(raw)-8], minlz.LevelFastest)
+	set := func(src []byte, at int, v ...byte) []byte {
+		b := bytes.Clone(src)
+		copy(b[at:], v)
+		return b
+	}
+	m32 := func(src []byte, m int) []byte {
+		b := bytes.Clone(src)
+		binary.LittleEndian.PutUint32(b[4:], uint32(m))
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		r    int
+		src  []byte
+		want string
+	}{
+		{"shorter than its header", len(raw), rawSec[:huffHeader], "shorter than its header"},
+		{"inner codec zstd", len(raw), set(rawSec, 0, byte(Zstd)), "in 4 streams"},
+		{"inner codec Huffman", len(raw), set(rawSec, 0, byte(codecHuff)), "in 4 streams"},
+		{"inner codec unknown", len(raw), set(rawSec, 0, byte(maxCodec+1)), "in 4 streams"},
+		{"2 streams", len(raw), set(rawSec, 1, 2), "in 2 streams"},
+		{"0 streams", len(raw), set(rawSec, 1, 0), "in 0 streams"},
+		{"reserved bytes", len(raw), set(rawSec, 2, 0, 1), "flags 256"},
+		{"m 0", len(raw), m32(rawSec, 0), "decode to 0"},
+		{"m past huff0's block", huff0.BlockSizeMax + 1, m32(rawSec, huff0.BlockSizeMax+1), "decode to 262144"},
+		{"m past 8 bytes a coded byte", len(raw), m32(mzSec, 8*(len(mzSec)-huffHeader)+1), "coded bytes says"},
+		{"raw inner of m other than r", len(raw) + 8, rawSec, "raw bytes codes"},
+		{"r past the inner codec's bound", minlz.MaxBlockSize + 8, mzSec, "the most it can produce"},
+		{"a table that does not parse", len(raw), set(rawSec, huffHeader, 127), "huffman table"},
+		{"codes for one byte more", len(raw), m32(mzSec, len(mz)+1), "huffman codes"},
+		{"codes for one byte less", len(raw), m32(mzSec, len(mz)-1), "huffman codes"},
+		{"codes of another section's table", len(raw), append(bytes.Clone(mzSec[:huffHeader]), other[huffHeader:]...), "huffman"},
+		{"a truncated stream", len(raw), mzSec[:len(mzSec)-1], "huffman codes"},
+		{"an inner MinLZ block of other length", len(raw), huffSectionOf(t, MinLZ, shortMZ, 4), "inside a huffman section"},
+		{"an inner bit-packed section refused", len(raw), huffSectionOf(t, codecBitpack, badBP, 4), "inside a huffman section"},
+	} {
+		_, err := decodeHuffGuarded(t, tc.r, tc.src)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a corrupt section error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestHuffTableKept checks that a decoder keeping the table of one section
+// decodes the next section, of another table, with that other table: the
+// kept table is used only for the same table bytes.
+func TestHuffTableKept(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 10))
+	a, b := skewed(rng, 4000), bytes.Repeat([]byte("table two, other bytes "), 150)
+	sa, sb := huffSectionOf(t, None, a, 4), huffSectionOf(t, None, b, 4)
+	ht := new(huffTable)
+	for i, want := range [][]byte{a, a, b, a, b, b} {
+		src := sa
+		if &want[0] == &b[0] {
+			src = sb
+		}
+		coded, err := ht.read(src[huffHeader:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ht.s.Decoder().Decompress4X(make([]byte, 0, len(want)), coded)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("section %d: %v, decoded to other bytes: %t", i, err, !bytes.Equal(got, want))
+		}
+	}
+}
