@@ -12,10 +12,11 @@ import "golang.org/x/sys/cpu"
 // UpdateCRC32C takes the YMM path (VPCLMULQDQ) where the CPU has it. The
 // XMM path (PCLMULQDQ on 128-bit vectors, beside CRC32 streams as the YMM
 // one) is tested and fuzzed like every path but not chosen: on the AMD
-// EPYC (Zen 3) it was measured on, where the YMM path is twice as fast as
-// hash/crc32 from 16 KiB on, it is no faster than hash/crc32 (16 and 256
-// KiB: 11 against 12 GB/s; 1 KiB: 6 against 8.5 GB/s) and it could not be
-// timed on a CPU without VPCLMULQDQ, the only kind that would take it.
+// EPYC (Zen 3) it was measured on, where the YMM path runs at 1.38-1.55x
+// hash/crc32's speed from 1 KiB to 4 MiB (BenchmarkCRC32CInterleaved,
+// medians of 10 runs), it is no faster than hash/crc32 (0.73x at 1 KiB,
+// 0.99x at 4 MiB) and it could not be timed on a CPU without VPCLMULQDQ,
+// the only kind that would take it.
 //
 // minFold is where the YMM fold starts to beat hash/crc32 there, measured
 // with BenchmarkCRC32C (its "-min" paths fold from the kernels' smallest
