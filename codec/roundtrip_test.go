@@ -384,3 +384,25 @@ func TestCorruptChunkTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendIntoUsedBuffer checks that a block appended into a buffer whose
+// spare room holds old bytes is the block appended into nothing: every
+// byte of it written, the padding of its buffers included.
+func TestAppendIntoUsedBuffer(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(5, 5))
+	for i := range 20 {
+		schema := randbatch.RandomSchema(r, 4, 2)
+		rec := randbatch.Batch(mem, r, schema, 1+i*7, randbatch.Options{NullProb: 0.2, MaxListLen: 3, Slice: true})
+		enc, _ := NewEncoder(schema)
+		want := must(enc.Append(nil, rec))
+		used := bytes.Repeat([]byte{0xA5}, 2*len(want)+64)
+		for _, start := range []int{0, 3, 8} {
+			got := must(enc.Append(used[:start], rec))
+			if !bytes.Equal(got[start:], want) {
+				t.Fatalf("schema %d: the block appended at %d into a used buffer differs from the one appended into nothing", i, start)
+			}
+		}
+		rec.Release()
+	}
+}

@@ -101,12 +101,13 @@ func (w *writer) word(v uint64) {
 // returns its n bytes for the caller to fill (nil when counting). The bytes
 // are valid until the next call that writes.
 func (w *writer) reserve(n int) []byte {
+	padded := pad8(n)
 	if !w.counting() {
-		w.room(8 + pad8(n))
+		w.room(8 + padded)
+		binary.LittleEndian.PutUint64(w.buf[w.pos:], uint64(n))
 	}
-	w.word(uint64(n))
-	start := w.pos
-	w.pos += pad8(n)
+	start := w.pos + 8
+	w.pos = start + padded
 	if w.marking && n > 0 {
 		w.marks = append(w.marks, start-headerSize)
 		w.hints = append(w.hints, w.next.of(n))
@@ -115,7 +116,11 @@ func (w *writer) reserve(n int) []byte {
 	if w.counting() {
 		return nil
 	}
-	clear(w.buf[start+n : w.pos])
+	if w.pos > start+n {
+		// Padding, fewer than 8 bytes: zero the buffer's last word,
+		// which holds it, before the caller fills the n bytes.
+		binary.LittleEndian.PutUint64(w.buf[w.pos-8:], 0)
+	}
 	return w.buf[start : start+n : start+n]
 }
 
