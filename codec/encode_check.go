@@ -295,9 +295,8 @@ func (h *arrayHead) read(d arrow.ArrayData, p *plan) (plain bool) {
 }
 
 // allValid reports whether bits [base, base+n) of the validity bitmap vb
-// are all set, or vb is empty: whether a null count of 0 is true. (Small
-// enough to inline: bitmaps of up to 64 rows, those of small batches, are
-// checked in one word.)
+// are all set, or vb is empty: whether a null count of 0 is true. Bitmaps
+// of up to 64 rows, those of small batches, are checked in one word.
 func allValid(vb []byte, base, n int) bool {
 	if len(vb) == 0 {
 		return true
