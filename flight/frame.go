@@ -41,9 +41,6 @@ var markerMagic = []byte("APKF")
 // any size goes through with default client and server options.
 const DefaultMaxMessageSize = 4<<20 - 64<<10
 
-// checksum returns the CRC32C of a block, as codec streams have it.
-func checksum(block []byte) uint32 { return codec.Checksum(block) }
-
 // marker is a parsed arrowpack marker.
 type marker struct {
 	last     bool

@@ -232,7 +232,7 @@ func (r *Reader) part(fd *aflight.FlightData) (arrow.RecordBatch, error) {
 		if rm := r.cur; rm != nil {
 			return r.decode(body, rm.buffer(), rm.checksum(), m.crc, user)
 		}
-		return r.decode(body, nil, checksum(body), m.crc, user)
+		return r.decode(body, nil, codec.Checksum(body), m.crc, user)
 	}
 	if len(body) == 0 && !m.last {
 		return nil, fmt.Errorf("%w: arrowpack flight: empty part of a split block", codec.ErrCorrupt)

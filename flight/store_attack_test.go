@@ -152,7 +152,7 @@ func TestDoPutBlockBomb(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			msgs := append(m.msgs, &aflight.FlightData{AppMetadata: appendMarker(nil, true, len(blk), checksum(blk)), DataBody: blk})
+			msgs := append(m.msgs, &aflight.FlightData{AppMetadata: appendMarker(nil, true, len(blk), codec.Checksum(blk)), DataBody: blk})
 			in := 0
 			for _, fd := range msgs {
 				in += len(fd.DataHeader) + len(fd.DataBody) + len(fd.AppMetadata)

@@ -158,11 +158,11 @@ func (w *Writer) WriteWithAppMetadata(rec arrow.RecordBatch, meta []byte) error 
 	w.lastLen = len(block)
 	if w.raw == nil {
 		w.buf = block
-		return w.send(block, checksum(block), nil, meta)
+		return w.send(block, codec.Checksum(block), nil, meta)
 	}
 	sb := newSendBlock(block, nil)
 	defer sb.release()
-	return w.send(block, checksum(block), sb, meta)
+	return w.send(block, codec.Checksum(block), sb, meta)
 }
 
 // writeRaw sends a block encoded already, of this Writer's schema, whose
