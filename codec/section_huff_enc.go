@@ -24,13 +24,14 @@ const huffHeader = 8
 
 // huffMinRaw is the fewest raw bytes of a section an encoder with Light
 // Huffman-codes, and huffMinCoded the fewest bytes of its inner section it
-// codes: a table costs huff0 about as much time to build and write as
-// coding 3 KB, and to read as decoding 3 KB (a few microseconds each), so
-// smaller sections lose more time than the bytes they save are worth
-// (dict-8192's 0.5 KB validity bitmap and 1.2 KB of FSST codes would save
-// 0.1 and 0.2 KB at the cost of two tables).
+// codes: building a table costs huff0 about as much time as coding 3 KB,
+// and reading one as decoding a few KB, so a small section codes only when
+// the table is kept between blocks (huffCoder) and decoders skip reading it
+// (section_huff_dec.go). A validity bitmap of 8192 rows, 1 KiB, is the
+// smallest worth it (dict-8192's, 2% null: 1048 raw bytes, 509 with LZ4,
+// 256 coded).
 const (
-	huffMinRaw   = 2 << 10
+	huffMinRaw   = 1 << 10
 	huffMinCoded = 1 << 10
 )
 
@@ -39,51 +40,50 @@ const (
 // against 19 on a loaded machine).
 const huff4Min = 512
 
-// huffMinBits and huffMaxBits are the bit widths of a bit-packed section
-// that a Huffman section packs in a byte a value instead (widenBits), so
-// that each value is one symbol: at 5 to 7 bits its packed bytes mix
-// neighbouring values, which an order-0 coder cannot untangle (dict-8192's
-// 7-bit indices: 7.2 KB packed, 5.4 KB coded as they are, 4.8 KB coded a
-// byte a value); at 4 bits and below a byte holds whole values and coding
-// it as it is does as well (nested-8192: 3.3 KB against 3.4 KB widened).
-const (
-	huffMinBits = 5
-	huffMaxBits = 7
-)
-
-// widenBits returns the bits a bit-packed section inside a Huffman section
-// packs its values in: a byte for huffMinBits to huffMaxBits, else bits.
-func widenBits(bits int) int {
-	if bits >= huffMinBits && bits <= huffMaxBits {
-		return 8
-	}
-	return bits
-}
-
 // huffBound is the most bytes the Huffman section s takes: its header and
-// its inner section (bit-packed in widenBits bits), or the inner section
-// alone when coding does not pay.
+// its inner section, or the inner section alone when coding does not pay.
 func (c *compressor) huffBound(s section) int {
 	in := s
 	in.codec = s.inner
 	if in.codec == None {
 		return huffHeader + s.n
 	}
-	in.bp.bits = widenBits(in.bp.bits)
 	return huffHeader + c.bound(in)
 }
 
 // encodeHuff writes into dst (of huffBound(*s) bytes) the Huffman section
-// of src: its inner section, then huff0's coding of it when that takes at
-// most 1 - half the minimum savings of it (decoding codes costs about a
+// of src and returns its bytes, or, when coding does not pay, makes s its
+// inner section (its codec s.inner) and returns that section's bytes (nil
+// for raw bytes: stored raw). Coding pays when it takes at most 1 - half
+// the minimum savings of the inner section (decoding codes costs about a
 // nanosecond a byte, less than most codecs' decode and the bytes saved:
-// lineitem-64's MinLZ section, 2756 bytes, codes in 2540, 0.92 of it). When it does not, s becomes the inner
-// section (its codec s.inner) and encodeHuff returns the inner section's
-// bytes, or nil for raw bytes (stored raw).
+// lineitem-64's MinLZ section, 2756 bytes, codes in 2540, 0.92 of it).
+// An inner LZ4 section is a piece planLight chose LZ4 for: its raw bytes
+// are coded instead (inner codec None) and kept when they take fewer bytes
+// than the LZ4 section; skewed bytes without long matches, such as a
+// validity bitmap with a few nulls, code to half of LZ4's bytes or less.
 func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
+	if s.inner == LZ4 {
+		z := c.compress(st, ls, dst[huffHeader:], src, &section{n: s.n, codec: LZ4})
+		if z == nil {
+			z = src // LZ4 failed: store raw unless coding pays
+		}
+		if len(src) <= huff0.BlockSizeMax {
+			if table, out := ls.huff.code(src, huffStreams(len(src)), huffKey{inner: None, col: s.hint.col}); out != nil &&
+				huffHeader+len(table)+len(out) < len(z) &&
+				float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(src)) {
+				return putHuff(dst, None, src, table, out)
+			}
+		}
+		if &z[0] == &src[0] {
+			s.codec = None
+			return nil
+		}
+		s.codec = LZ4
+		return dst[:copy(dst, z)]
+	}
 	in := *s
 	in.codec = s.inner
-	in.bp.bits = widenBits(s.bp.bits)
 	z := src
 	if in.codec != None {
 		if z = c.compress(st, ls, dst[huffHeader:], src, &in); z == nil {
@@ -92,27 +92,36 @@ func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte,
 		}
 	}
 	if len(z) >= huffMinCoded && len(z) <= huff0.BlockSizeMax {
-		streams := 1
-		if len(z) >= huff4Min {
-			streams = 4
-		}
-		table, out := ls.huff.code(z, streams, huffKey{inner: in.codec, col: s.hint.col})
+		table, out := ls.huff.code(z, huffStreams(len(z)), huffKey{inner: in.codec, col: s.hint.col})
 		if out != nil && float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(z)) {
-			dst[0], dst[1], dst[2], dst[3] = byte(in.codec), byte(streams), 0, 0
-			binary.LittleEndian.PutUint32(dst[4:], uint32(len(z)))
-			n := huffHeader + copy(dst[huffHeader:], table)
-			return dst[:n+copy(dst[n:], out)]
+			return putHuff(dst, in.codec, z, table, out)
 		}
 	}
 	s.codec = s.inner
-	switch {
-	case s.codec == None:
+	if s.codec == None {
 		return nil
-	case in.bp.bits != s.bp.bits:
-		// Widened for coding: pack in the fewest bits after all.
-		return c.compress(st, ls, dst, src, s)
 	}
 	return dst[:copy(dst, z)]
+}
+
+// huffStreams returns the number of huff0 streams m bytes are coded in.
+func huffStreams(m int) int {
+	if m >= huff4Min {
+		return 4
+	}
+	return 1
+}
+
+// putHuff writes into dst the Huffman section of the inner section z of
+// codec inner, coded as the table (nil: out has its own) and out, and
+// returns its bytes. z may lie in dst after the header: it is read before
+// the codes overwrite it.
+func putHuff(dst []byte, inner Compression, z, table, out []byte) []byte {
+	streams := huffStreams(len(z))
+	dst[0], dst[1], dst[2], dst[3] = byte(inner), byte(streams), 0, 0
+	binary.LittleEndian.PutUint32(dst[4:], uint32(len(z)))
+	n := huffHeader + copy(dst[huffHeader:], table)
+	return dst[:n+copy(dst[n:], out)]
 }
 
 // huffKey names what a Huffman coder's last table was built for: the

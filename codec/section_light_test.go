@@ -34,13 +34,31 @@ func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
 	return got
 }
 
+// huffInners counts the Huffman sections of a compressed block by the codec
+// of their inner section.
+func huffInners(t testing.TB, block []byte) map[Compression]int {
+	t.Helper()
+	h := must(parseHeader(block))
+	got := map[Compression]int{}
+	if err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+		if s.codec == codecHuff {
+			got[Compression(s.src[0])]++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // TestLightCodecs checks that Light's blocks of the benchmark shapes decode
 // to the batch and are no larger than LZ4's, that the shapes of 8192 rows
 // (dict-8192's small block among them: minLightRows) get lightweight
 // sections and small blocks of fewer rows (lineitem-64) one MinLZ section
 // (Huffman-coded), that lineitem-8192's, utf8x3-8192's and lineitem-64's
 // are at most 1.05 times zstd's (lineitem-64 1.06 without MinLZ's
-// assembly), and dict-8192's at most 0.9 times IPC's with zstd.
+// assembly), and dict-8192's at most 0.9 times IPC's with zstd with only
+// its validity bitmap Huffman-coded.
 func TestLightCodecs(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	for _, sh := range randbatch.BenchShapes() {
@@ -71,6 +89,12 @@ func TestLightCodecs(t *testing.T) {
 		if sh.Name == "dict-8192" {
 			if z := ipcSize(t, rec, ipc.WithZstd()); float64(len(light)) > 0.9*float64(z) {
 				t.Errorf("%s: light block of %d bytes, more than 0.9 times IPC's with zstd, %d", sh.Name, len(light), z)
+			}
+			// Its indices stay bit-packed (coding them a byte a value
+			// takes decode past 1.5 times LZ4's), its validity bitmap
+			// is coded as it is.
+			if in := huffInners(t, light); len(in) != 1 || in[None] != 1 {
+				t.Errorf("%s: Huffman sections of inner codecs %v, want one of raw bytes", sh.Name, in)
 			}
 		}
 		rec.Release()
