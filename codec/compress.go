@@ -203,7 +203,7 @@ type sectionScratch struct {
 	xf     flags     // the transforms the body went through
 	out    []byte    // the compressed sections' bytes
 	words  []uint64  // room for the lightweight codecs' choices
-	planes []byte    // room for byte planes
+	planes []byte    // room for byte planes and Light's LZ4 trials
 	hist   [256]uint32
 }
 

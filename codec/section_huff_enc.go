@@ -69,7 +69,7 @@ func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte,
 			z = src // LZ4 failed: store raw unless coding pays
 		}
 		if len(src) <= huff0.BlockSizeMax {
-			if table, out := ls.huff.code(src, huffStreams(len(src)), huffKey{inner: None, col: s.hint.col}); out != nil &&
+			if table, out := ls.huff.code(src, huffStreams(len(src)), keyOf(s, None)); out != nil &&
 				huffHeader+len(table)+len(out) < len(z) &&
 				float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(src)) {
 				return putHuff(dst, None, src, table, out)
@@ -92,7 +92,7 @@ func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte,
 		}
 	}
 	if len(z) >= huffMinCoded && len(z) <= huff0.BlockSizeMax {
-		table, out := ls.huff.code(z, huffStreams(len(z)), huffKey{inner: in.codec, col: s.hint.col})
+		table, out := ls.huff.code(z, huffStreams(len(z)), keyOf(s, in.codec))
 		if out != nil && float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(z)) {
 			return putHuff(dst, in.codec, z, table, out)
 		}
@@ -124,22 +124,46 @@ func putHuff(dst []byte, inner Compression, z, table, out []byte) []byte {
 	return dst[:n+copy(dst[n:], out)]
 }
 
-// huffKey names what a Huffman coder's last table was built for: the
-// inner codec of the section and the node its first buffer belongs to
-// (nil for a small block's one section).
+// huffKey names what a Huffman coder's table was built for: the inner
+// codec of the section and the node its first buffer belongs to, or for a
+// section of no node (a raw or LZ4 piece, a small block's one section) its
+// first byte in the raw body.
 type huffKey struct {
 	inner Compression
 	col   *plan
+	at    int
 }
 
-// huffCoder codes the Huffman sections of one goroutine. It keeps the last
-// table it built and its bytes, and codes the next section of the same key
-// with it when every byte value has a code in it and the coded size stays
-// within huffReuseSlack of the size the table first coded at: building and
-// writing a table takes huff0 about half its time on a 3 KB section, and
-// the blocks of one stream are alike. A decoder that meets the same table
-// bytes again skips reading them (section_huff_dec.go).
+// keyOf returns the key of the Huffman section s of an inner section of
+// codec inner.
+func keyOf(s *section, inner Compression) huffKey {
+	if s.hint.col != nil {
+		return huffKey{inner: inner, col: s.hint.col}
+	}
+	return huffKey{inner: inner, at: s.at}
+}
+
+// huffCoder codes the Huffman sections of one goroutine. It keeps the
+// tables it built last, one for each of up to huffKept keys, and codes the
+// next section of a kept key with its table when every byte value has a
+// code in it and the coded size stays within huffReuseSlack of the size
+// the table first coded at: building and writing a table takes huff0
+// about half its time on a 3 KB section, and the blocks of one stream are
+// alike. A decoder that meets the same table bytes again skips reading
+// them (section_huff_dec.go).
 type huffCoder struct {
+	kept [huffKept]huffKeptTable
+	next int // the entry the next new key replaces
+}
+
+// huffKept is how many tables a huffCoder keeps: a small block has a few
+// sections that may be coded (its validity bitmaps and other raw or LZ4
+// pieces), each of its own table.
+const huffKept = 4
+
+// huffKeptTable is one table a huffCoder keeps and the huff0 state that
+// built it.
+type huffKeptTable struct {
 	s     huff0.Scratch
 	key   huffKey
 	table []byte  // the bytes of the kept table, nil for none
@@ -151,27 +175,36 @@ type huffCoder struct {
 const huffReuseSlack = 1.02
 
 // code codes z in streams (1 or 4) huff0 streams and returns the table's
-// bytes and the streams', or a nil stream when huff0 cannot code z in
-// fewer bytes.
+// bytes (nil when out holds its own) and the streams', or a nil stream
+// when huff0 cannot code z in fewer bytes.
 func (h *huffCoder) code(z []byte, streams int, key huffKey) (table, out []byte) {
 	compress := huff0.Compress1X
 	if streams == 4 {
 		compress = huff0.Compress4X
 	}
-	if h.table != nil && h.key == key {
-		h.s.Reuse = huff0.ReusePolicyMust
-		out, reused, err := compress(z, &h.s)
-		if err == nil && reused && float64(len(h.table)+len(out)) <= huffReuseSlack*h.ratio*float64(len(z)) {
-			return h.table, out
+	k := &h.kept[h.next]
+	for i := range h.kept {
+		if e := &h.kept[i]; e.table != nil && e.key == key {
+			k = e
+			break
 		}
 	}
-	h.s.Reuse = huff0.ReusePolicyNone
-	out, _, err := compress(z, &h.s)
+	if k.table != nil && k.key == key {
+		k.s.Reuse = huff0.ReusePolicyMust
+		out, reused, err := compress(z, &k.s)
+		if err == nil && reused && float64(len(k.table)+len(out)) <= huffReuseSlack*k.ratio*float64(len(z)) {
+			return k.table, out
+		}
+	} else {
+		h.next = (h.next + 1) % huffKept
+	}
+	k.s.Reuse = huff0.ReusePolicyNone
+	out, _, err := compress(z, &k.s)
 	if err != nil {
-		h.table = nil
+		k.table = nil
 		return nil, nil
 	}
-	t := len(out) - len(h.s.OutData)
-	h.key, h.table, h.ratio = key, append(h.table[:0], out[:t]...), float64(len(out))/float64(len(z))
+	t := len(out) - len(k.s.OutData)
+	k.key, k.table, k.ratio = key, append(k.table[:0], out[:t]...), float64(len(out))/float64(len(z))
 	return nil, out
 }

@@ -204,6 +204,17 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	case hText:
 		t := c.column(h.col).fsst.tableFor(b[:h.n])
 		size := t.ratio*float64(h.n) + float64(fsstHeader+t.size+len(b)-h.n)
+		if len(b) < minMatchPiece {
+			// Too short for LZ4's estimate, and FSST's table weighs
+			// most here: compress it with LZ4 and compare.
+			z := c.lz4Trial(ss, b)
+			if size <= keep*float64(len(b)) && size <= float64(z) {
+				s.codec, s.hint, s.fsst = codecFSST, h, t
+			} else if float64(z) <= keep*float64(len(b)) {
+				s.codec = LZ4
+			}
+			return s
+		}
 		if size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
 			s.codec, s.hint, s.fsst = codecFSST, h, t
 			return s
@@ -213,6 +224,21 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 		s.codec = LZ4
 	}
 	return s
+}
+
+// lz4Trial returns the bytes LZ4 compresses b, of fewer than
+// minMatchPiece bytes, to, in ss.planes.
+func (c *compressor) lz4Trial(ss *sectionScratch, b []byte) int {
+	st := c.getState()
+	defer c.putState(st)
+	if n := lz4.CompressBlockBound(len(b)); cap(ss.planes) < n {
+		ss.planes = make([]byte, n)
+	}
+	n, err := st.fast.CompressBlock(b, ss.planes[:cap(ss.planes)])
+	if err != nil || n == 0 {
+		return len(b)
+	}
+	return n
 }
 
 // lightBound is the most bytes the lightweight section s takes.
