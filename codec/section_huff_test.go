@@ -186,3 +186,28 @@ func TestHuffTableKept(t *testing.T) {
 		}
 	}
 }
+
+// TestHuffCoderKeepsTables checks that an encoder's Huffman coder keeps a
+// table for each of the sections of a block it codes, so that blocks alike
+// reuse each section's table (and decoders skip reading it) rather than
+// rebuilding the table of one section when the other's was built.
+func TestHuffCoderKeepsTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 11))
+	a, b := skewed(rng, 4000), bytes.Repeat([]byte("table two, other bytes "), 150)
+	ka, kb := huffKey{inner: None}, huffKey{inner: LZ4}
+	var h huffCoder
+	for round := range 3 {
+		for _, tc := range []struct {
+			z   []byte
+			key huffKey
+		}{{a, ka}, {b, kb}} {
+			table, out := h.code(tc.z, 4, tc.key)
+			if out == nil {
+				t.Fatalf("round %d: huff0 does not code the test bytes", round)
+			}
+			if reused := table != nil; reused != (round > 0) {
+				t.Errorf("round %d, key %v: table reused %t, want %t", round, tc.key, reused, round > 0)
+			}
+		}
+	}
+}
