@@ -18,8 +18,17 @@ type huffTable struct {
 	bytes []byte
 }
 
+// huffTableSet is the tables of the last few Huffman sections one
+// goroutine decoded: a block may hold several (a small block's validity
+// bitmaps), each coded with a table its encoder keeps, and reading a table
+// costs huff0 as much as decoding a few KB.
+type huffTableSet struct {
+	t    [huffKept]huffTable
+	next int // the table the next new one replaces
+}
+
 // huffTables keeps the tables of recent sections.
-var huffTables = sync.Pool{New: func() any { return new(huffTable) }}
+var huffTables = sync.Pool{New: func() any { return new(huffTableSet) }}
 
 // huffInner is room to decode a Huffman section's inner section into, at
 // most huff0.BlockSizeMax bytes.
@@ -86,9 +95,9 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 	if err != nil {
 		return err
 	}
-	ht := huffTables.Get().(*huffTable)
-	defer huffTables.Put(ht)
-	coded, err := ht.read(h.coded)
+	ts := huffTables.Get().(*huffTableSet)
+	defer huffTables.Put(ts)
+	ht, coded, err := ts.read(h.coded)
 	if err != nil {
 		return err
 	}
@@ -127,13 +136,23 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 	return nil
 }
 
-// read makes t the table that src starts with and returns the codes after
-// it: the table t holds when src starts with its bytes, else the one read
-// from src.
-func (t *huffTable) read(src []byte) ([]byte, error) {
-	if len(t.bytes) > 0 && bytes.HasPrefix(src, t.bytes) {
-		return src[len(t.bytes):], nil
+// read returns the table src starts with and the codes after it: a kept
+// table whose bytes src starts with, else the one read from src into the
+// kept table read longest ago.
+func (ts *huffTableSet) read(src []byte) (*huffTable, []byte, error) {
+	for i := range ts.t {
+		if t := &ts.t[i]; len(t.bytes) > 0 && bytes.HasPrefix(src, t.bytes) {
+			return t, src[len(t.bytes):], nil
+		}
 	}
+	t := &ts.t[ts.next]
+	ts.next = (ts.next + 1) % len(ts.t)
+	coded, err := t.read(src)
+	return t, coded, err
+}
+
+// read makes t the table read from src and returns the codes after it.
+func (t *huffTable) read(src []byte) ([]byte, error) {
 	t.bytes = t.bytes[:0]
 	_, coded, err := huff0.ReadTable(src, &t.s)
 	if err != nil {

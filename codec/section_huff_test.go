@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,22 +164,36 @@ func TestHuffRejects(t *testing.T) {
 	}
 }
 
-// TestHuffTableKept checks that a decoder keeping the table of one section
-// decodes the next section, of another table, with that other table: the
-// kept table is used only for the same table bytes.
+// TestHuffTableKept checks that a decoder keeping the tables of earlier
+// sections decodes each section with its own table, the kept one for the
+// same table bytes, and keeps the tables of two sections that alternate
+// (a block's two bitmaps) rather than reading each again.
 func TestHuffTableKept(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 10))
 	a, b := skewed(rng, 4000), bytes.Repeat([]byte("table two, other bytes "), 150)
 	sa, sb := huffSectionOf(t, None, a, 4), huffSectionOf(t, None, b, 4)
-	ht := new(huffTable)
-	for i, want := range [][]byte{a, a, b, a, b, b} {
+	ts := new(huffTableSet)
+	var seen [][]byte // the table bytes of the sections so far
+	for i, want := range [][]byte{a, a, b, a, b, b, a} {
 		src := sa
 		if &want[0] == &b[0] {
 			src = sb
 		}
-		coded, err := ht.read(src[huffHeader:])
+		ht, coded, err := ts.read(src[huffHeader:])
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(seen, func(b []byte) bool { return bytes.Equal(b, ht.bytes) }) {
+			seen = append(seen, slices.Clone(ht.bytes))
+		}
+		for j, tb := range seen {
+			kept := false
+			for k := range ts.t {
+				kept = kept || bytes.Equal(ts.t[k].bytes, tb)
+			}
+			if !kept {
+				t.Errorf("after section %d: table %d no longer kept", i, j)
+			}
 		}
 		got, err := ht.s.Decoder().Decompress4X(make([]byte, 0, len(want)), coded)
 		if err != nil || !bytes.Equal(got, want) {
