@@ -55,14 +55,14 @@ func lightMaxRaw(c Compression, s int) uint64 {
 // with LZ4, 2.8 KB with MinLZ, which also encodes it in about 0.5-0.8 of
 // LZ4's time and decodes it in about LZ4's; Huffman-coded, 2.6 KB against
 // zstd's 2.5) and a general codec finds matches across them. A small block of many rows has buffers long enough
-// to pack (dict-8192's 8192 dictionary indices: 9.2 KB in lightweight
+// to pack (dict-8192's 8192 dictionary indices: 9.0 KB in lightweight
 // sections, 10.1 KB with LZ4, 9.9 KB with MinLZ).
 const minLightRows = 1024
 
 // huffMaxBody bounds the raw bodies whose sections an encoder with Light
 // Huffman-codes (section_huff_enc.go): in a small body the bytes saved
 // weigh more than the time (lineitem-64: 2824 -> 2624 bytes against
-// zstd's 2520; dict-8192's validity bitmap: 9176 -> 8920 bytes, IPC's
+// zstd's 2520; dict-8192's validity bitmap: 9000 -> 8744 bytes, IPC's
 // zstd 10048), and every section fits one huff0 block (at most 256 KiB);
 // in a large one decoding about a nanosecond a coded byte would take
 // Light's decode past LZ4's.
@@ -111,8 +111,8 @@ type lightScratch struct {
 // and FSST at a fraction of that, and the bytes it saves on them cost more
 // time than LZ4 takes for the whole block (dict-8192's 7-bit indices,
 // coded a byte a value: 7216 -> 4771 bytes, 2.2 times LZ4's decode time
-// for the block; coded, its bitmap alone keeps it within 0.9 of IPC's zstd
-// at 1.3 times).
+// for the block; with only its bitmap coded, 0.87 of IPC's zstd at 0.86
+// times LZ4's decode time).
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
 	if ss.xf&flagTranspose != 0 {
