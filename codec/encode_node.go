@@ -84,9 +84,14 @@ func unsupportedf(format string, args ...any) {
 
 // push adds a seg of rows [off, off+n) of d to the stack.
 func (c *encoding) push(d arrow.ArrayData, off, n int) {
+	c.pushed().set(d, off, n)
+}
+
+// pushed adds an empty seg to the stack and returns it.
+func (c *encoding) pushed() *seg {
 	c.segs = append(c.segs, seg{})
 	c.hw = max(c.hw, len(c.segs))
-	c.segs[len(c.segs)-1].set(d, off, n)
+	return &c.segs[len(c.segs)-1]
 }
 
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
