@@ -41,18 +41,27 @@ func (c *dictsChecked) head(p *plan, d arrow.ArrayData) *arrayHead {
 // checker to read a dictionary's head into and, once the dictionary
 // passes, to note it in (d).
 func (c *dictsChecked) slot(p *plan) *planDict {
+	var free *planDict
 	for i := range c.last {
-		if e := &c.last[i]; e.p == p {
+		switch e := &c.last[i]; e.p {
+		case p:
 			return e
+		case nil:
+			if free == nil {
+				free = e
+			}
 		}
 	}
-	c.last = append(c.last, planDict{p: p})
-	return &c.last[len(c.last)-1]
+	if free == nil {
+		c.last = append(c.last, planDict{})
+		free = &c.last[len(c.last)-1]
+	}
+	free.p = p
+	return free
 }
 
 // reset forgets every dictionary, so that a pooled encoding keeps none
-// alive.
+// alive; the entries stay, empty, for slot to fill again.
 func (c *dictsChecked) reset() {
 	clear(c.last)
-	c.last = c.last[:0]
 }
