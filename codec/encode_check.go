@@ -120,10 +120,15 @@ type checker struct {
 // children those rows reference.
 func (k checker) array(p *plan, d arrow.ArrayData, off, n int) *batchFault {
 	var h arrayHead
+	return k.arrayHead(p, d, &h, off, n)
+}
+
+// arrayHead is array, reading d's head into h for the caller.
+func (k checker) arrayHead(p *plan, d arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	if plain := h.read(d, p); plain && !k.deep && off == h.base && n == h.length {
 		return nil
 	}
-	return k.arrayFull(p, d, &h, off, n)
+	return k.arrayFull(p, d, h, off, n)
 }
 
 // arrayFull is array of d, whose head h the caller has read, without the
@@ -223,8 +228,20 @@ func covers(b []byte, end, width, base int, what string) *batchFault {
 
 // child checks rows [off, off+n) of ch, child i of p, naming it in a fault.
 func (k checker) child(p *plan, i int, ch arrow.ArrayData, off, n int) *batchFault {
+	return k.childHead(p, i, ch, nil, off, n)
+}
+
+// childHead is child, reading ch's head into h for the caller unless h is
+// nil.
+func (k checker) childHead(p *plan, i int, ch arrow.ArrayData, h *arrayHead, off, n int) *batchFault {
 	k.countLater = false // the writer may copy part of a child's bitmap
-	if f := k.array(p.children[i], ch, off, n); f != nil {
+	var f *batchFault
+	if h == nil {
+		f = k.array(p.children[i], ch, off, n)
+	} else {
+		f = k.arrayHead(p.children[i], ch, h, off, n)
+	}
+	if f != nil {
 		return f.in(childName(p.dt, i))
 	}
 	return nil
@@ -616,13 +633,18 @@ func (k checker) dict(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.B
 			return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
 		}
 	}
-	if k.dicts.has(p, dict) {
+	if k.dicts == nil {
+		return k.child(p, 0, dict, dict.Offset(), dict.Len())
+	}
+	if k.dicts.head(p, dict) != nil {
 		return nil
 	}
-	if f := k.child(p, 0, dict, dict.Offset(), dict.Len()); f != nil {
+	e := k.dicts.slot(p)
+	e.d = nil // until dict passes
+	if f := k.childHead(p, 0, dict, &e.h, dict.Offset(), dict.Len()); f != nil {
 		return f
 	}
-	k.dicts.add(p, dict)
+	e.d = dict
 	return nil
 }
 

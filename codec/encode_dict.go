@@ -31,8 +31,7 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 	case dc.dict == nil:
 		c.indices(p, segs, n)
 		if len(segs) > 0 {
-			d := segs[0].d.Dictionary()
-			c.push(d, d.Offset(), d.Len())
+			c.pushDict(p, segs[0].d.Dictionary())
 		}
 	default:
 		c.dicts = append(c.dicts, dc.dict)
@@ -46,6 +45,9 @@ func (c *encoding) dict(p *plan, segs []seg, n int) {
 // resolveDicts decides how the dictionary node of segs is written (see
 // dict), checking the indices' buffers on the way.
 func resolveDicts(p *plan, segs []seg, n int) dictCat {
+	if len(segs) < 2 {
+		return dictCat{} // indices checks the seg
+	}
 	for si := range segs {
 		s := &segs[si]
 		buffer(s, 1, p.width)
@@ -53,7 +55,7 @@ func resolveDicts(p *plan, segs []seg, n int) dictCat {
 			invalidf("%s without a dictionary", s.d.DataType())
 		}
 	}
-	if len(segs) < 2 || sameDicts(segs) {
+	if sameDicts(segs) {
 		return dictCat{}
 	}
 	dt := segs[0].d.DataType()
@@ -103,7 +105,11 @@ func (c *encoding) indices(p *plan, segs []seg, n int) {
 	for si := range segs {
 		s := &segs[si]
 		idx := buffer(s, 1, p.width)
-		size := dictionaryOf(s.d).Len()
+		dict := dictionaryOf(s.d)
+		if dict == nil {
+			invalidf("%s without a dictionary", s.d.DataType())
+		}
+		size := dict.Len()
 		if dst != nil {
 			limit := indexLimit(p.width, p.signed, size)
 			if copyMaxIndex(dst[at:], idx, p.width) >= limit && firstBadIndexAbove(idx, p.width, limit, s.bm, s.off) >= 0 {
@@ -117,6 +123,19 @@ func (c *encoding) indices(p *plan, segs []seg, n int) {
 	if transpose {
 		c.fixed(segs, n, p.width, p.transpose)
 	}
+}
+
+// pushDict pushes the seg of all of d, the dictionary of rows of p: with
+// the head the checker read of d when it checked it whole, else read now.
+func (c *encoding) pushDict(p *plan, d arrow.ArrayData) {
+	h := c.checked.head(p, d)
+	if h == nil {
+		c.push(d, d.Offset(), d.Len())
+		return
+	}
+	s := c.pushed()
+	s.d, s.arrayHead = d, *h
+	s.setRows(-1, -1)
 }
 
 // copyMaxIndex copies indices of width bytes from src to dst and returns

@@ -152,9 +152,9 @@ func encodeMarked(t testing.TB, e *Encoder, rec arrow.RecordBatch, xf flags) ([]
 		t.Fatal(err)
 	}
 	defer e.putEncoding(c)
-	w := newWriter(nil, 0)
-	w.xf, w.marking = xf, true
-	raw := e.writeBlock(c, w, 1, rows)
+	c.w.init(nil, 0)
+	c.w.xf, c.w.marking = xf, true
+	raw := e.writeBlock(c, 1, rows)
 	return raw, c.w.marks
 }
 

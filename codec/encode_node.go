@@ -84,9 +84,20 @@ func unsupportedf(format string, args ...any) {
 
 // push adds a seg of rows [off, off+n) of d to the stack.
 func (c *encoding) push(d arrow.ArrayData, off, n int) {
-	c.segs = append(c.segs, seg{})
-	c.hw = max(c.hw, len(c.segs))
-	c.segs[len(c.segs)-1].set(d, off, n)
+	c.pushed().set(d, off, n)
+}
+
+// pushed adds a seg to the stack and returns it, for the caller to set
+// (seg.set, or pushDict): it may hold what a seg popped before held.
+func (c *encoding) pushed() *seg {
+	n := len(c.segs)
+	if n < cap(c.segs) {
+		c.segs = c.segs[:n+1]
+	} else {
+		c.segs = append(c.segs, seg{})
+	}
+	c.hw = max(c.hw, n+1)
+	return &c.segs[n]
 }
 
 // set makes s the seg of rows [off, off+n) of d, or (n < 0) of all of d.
@@ -112,6 +123,7 @@ func (s *seg) setRows(off, n int) {
 	}
 	s.whole = off == s.base && n == s.length
 	s.countNulls = false
+	s.lo, s.hi = 0, 0
 }
 
 // estimate guesses, low, the bytes of the node of s's rows, following p, to

@@ -112,11 +112,13 @@ func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []by
 		// copy it in.
 		sp := e.scratch.get()
 		defer e.scratch.put(sp)
-		raw := e.writeBlock(c, newWriter(*sp, 0), k, rows)
+		c.w.init(*sp, 0)
+		raw := e.writeBlock(c, k, rows)
 		*sp = c.w.out
 		return append(dst, raw...), nil
 	}
-	return e.writeBlock(c, newWriter(out, start), k, rows), nil
+	c.w.init(out, start)
+	return e.writeBlock(c, k, rows), nil
 }
 
 // gather checks recs against the schema and every invariant the decoder
@@ -245,7 +247,8 @@ func (e *Encoder) blockSize(rec arrow.RecordBatch) (size int, err error) {
 			size, err = 0, e.recovered(r, []arrow.RecordBatch{rec})
 		}
 	}()
-	e.writeBlock(c, writer{}, 1, rows)
+	c.w = writer{} // counting
+	e.writeBlock(c, 1, rows)
 	return c.w.pos, nil
 }
 
@@ -270,9 +273,10 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 		xf = defaultTransforms
 	}
 	ss.xf = xf
-	w := newWriter(*sp, 0)
+	w := &c.w
+	w.init(*sp, 0)
 	w.xf, w.marking, w.marks, w.hints = xf, true, ss.marks[:0], ss.hints[:0]
-	raw := e.writeBlock(c, w, k, rows)
+	raw := e.writeBlock(c, k, rows)
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
 	ss.hints, c.w.hints = c.w.hints, nil
@@ -288,7 +292,8 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	}
 	if stored < 0 || stored >= len(body) {
 		if xf != 0 {
-			raw = e.writeBlock(c, newWriter(*sp, 0), k, rows)
+			c.w.init(*sp, 0)
+			raw = e.writeBlock(c, k, rows)
 		}
 		return append(dst, raw...)
 	}
@@ -297,23 +302,22 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
 		stored: stored, raw: size - headerSize}
 	h.put(dst[start:])
-	w = newWriter(dst, start)
-	w.pos = headerSize
-	putSections(&w, ss.secs, body)
-	if w.grew || w.pos != headerSize+stored {
-		panic(fmt.Sprintf("arrowpack: compressed block of %d bytes, written %d", headerSize+stored, w.pos))
+	cw := newWriter(dst, start)
+	cw.pos = headerSize
+	putSections(&cw, ss.secs, body)
+	if cw.grew || cw.pos != headerSize+stored {
+		panic(fmt.Sprintf("arrowpack: compressed block of %d bytes, written %d", headerSize+stored, cw.pos))
 	}
 	return dst
 }
 
-// writeBlock writes with w, in one pass, the uncompressed block of the k
-// batches whose column segs c holds, with w's transforms applied to its
-// buffers (the header records none: it is the caller's to rewrite for a
-// compressed block), and returns what w.block returns then. c.w is w
-// afterwards: where the block went, had it to grow. A writer without room
-// grows at once to about the size c.est guesses.
-func (e *Encoder) writeBlock(c *encoding, w writer, k, rows int) []byte {
-	c.w = w
+// writeBlock writes with c.w, which the caller sets up, in one pass, the
+// uncompressed block of the k batches whose column segs c holds, with
+// c.w's transforms applied to its buffers (the header records none: it is
+// the caller's to rewrite for a compressed block), and returns what
+// c.w.block returns then: where the block went, had it to grow. A writer
+// without room grows at once to about the size c.est guesses.
+func (e *Encoder) writeBlock(c *encoding, k, rows int) []byte {
 	c.w.hint = c.est + c.est/8 + 256*len(e.plans) + headerSize
 	if !c.w.counting() {
 		c.w.room(headerSize)

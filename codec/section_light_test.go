@@ -123,9 +123,9 @@ func BenchmarkDecideLight(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := newWriter(nil, 0)
-		w.xf, w.marking = enc.cfg.transforms, true
-		raw := enc.writeBlock(c, w, 1, rows)
+		c.w.init(nil, 0)
+		c.w.xf, c.w.marking = enc.cfg.transforms, true
+		raw := enc.writeBlock(c, 1, rows)
 		ss := &sectionScratch{marks: c.w.marks, hints: c.w.hints, xf: enc.cfg.transforms}
 		if c.est < minDecide && rows < minLightRows {
 			ss.xf = defaultTransforms // as appendCompressed decides

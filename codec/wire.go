@@ -56,10 +56,18 @@ type writer struct {
 // newWriter returns a writer of the block at out[start:], whose first byte
 // must be 8-byte aligned unless there is no room there.
 func newWriter(out []byte, start int) writer {
+	var w writer
+	w.init(out, start)
+	return w
+}
+
+// init makes w, in place, a new writer of the block at out[start:] (see
+// newWriter).
+func (w *writer) init(out []byte, start int) {
 	if out == nil {
 		out = []byte{} // a nil buf would only count
 	}
-	return writer{out: out, start: start, buf: out[start:]}
+	*w = writer{out: out, start: start, buf: out[start:]}
 }
 
 func (w *writer) counting() bool { return w.buf == nil }
