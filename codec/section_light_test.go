@@ -16,39 +16,36 @@ import (
 // a Huffman section as its inner section's codec (and once more as
 // codecHuff).
 func sectionCodecs(t testing.TB, block []byte) map[Compression]int {
-	t.Helper()
-	h := must(parseHeader(block))
-	got := map[Compression]int{}
-	if h.compression == None {
-		return got
-	}
-	if err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
-		got[s.codec]++
-		if s.codec == codecHuff {
-			got[Compression(s.src[0])]++
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return got
+	all, _ := sectionsOf(t, block)
+	return all
 }
 
 // huffInners counts the Huffman sections of a compressed block by the codec
 // of their inner section.
 func huffInners(t testing.TB, block []byte) map[Compression]int {
+	_, inners := sectionsOf(t, block)
+	return inners
+}
+
+// sectionsOf returns what sectionCodecs and huffInners count.
+func sectionsOf(t testing.TB, block []byte) (all, inners map[Compression]int) {
 	t.Helper()
 	h := must(parseHeader(block))
-	got := map[Compression]int{}
+	all, inners = map[Compression]int{}, map[Compression]int{}
+	if h.compression == None {
+		return all, inners
+	}
 	if err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+		all[s.codec]++
 		if s.codec == codecHuff {
-			got[Compression(s.src[0])]++
+			all[Compression(s.src[0])]++
+			inners[Compression(s.src[0])]++
 		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return got
+	return all, inners
 }
 
 // TestLightCodecs checks that Light's blocks of the benchmark shapes decode
