@@ -627,8 +627,8 @@ func (k checker) dict(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.B
 	if dict == nil {
 		return faultf(0, "no dictionary")
 	}
-	idx := b1[off*p.width : (off+n)*p.width]
 	if k.deep {
+		idx := b1[off*p.width : (off+n)*p.width]
 		if i := firstBadIndex(idx, p.width, p.signed, dict.Len(), h.validBits(), off); i >= 0 {
 			return faultf(off-base+i, "index %d is outside the dictionary of %d values", dictIndex(idx, i, p.width, p.signed), dict.Len())
 		}
@@ -636,10 +636,10 @@ func (k checker) dict(p *plan, d arrow.ArrayData, h *arrayHead, bufs []*memory.B
 	if k.dicts == nil {
 		return k.child(p, 0, dict, dict.Offset(), dict.Len())
 	}
-	if k.dicts.head(p, dict) != nil {
-		return nil
-	}
 	e := k.dicts.slot(p)
+	if e.d == dict {
+		return nil // checked whole for an earlier seg of the block
+	}
 	e.d = nil // until dict passes
 	if f := k.childHead(p, 0, dict, &e.h, dict.Offset(), dict.Len()); f != nil {
 		return f
