@@ -21,11 +21,8 @@ type planDict struct {
 }
 
 // head returns the head of d if d is the dictionary last checked for p,
-// else nil. A nil dictsChecked remembers nothing.
+// else nil.
 func (c *dictsChecked) head(p *plan, d arrow.ArrayData) *arrayHead {
-	if c == nil {
-		return nil
-	}
 	for i := range c.last {
 		if e := &c.last[i]; e.p == p {
 			if e.d != d {

@@ -264,7 +264,7 @@ type arrayHead struct {
 // binary with 32-bit offsets, with no nulls, all of it to be written. These
 // are the commonest columns, checked here in a few comparisons while their
 // head is in registers; checker.arrayFull makes the checks of the rest and
-// names any fault. The head is built in registers and stored once.
+// names any fault. The head is built in a local and stored once.
 func (h *arrayHead) read(d arrow.ArrayData, p *plan) (plain bool) {
 	var r arrayHead
 	if ad, ok := d.(*array.Data); ok {
