@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -99,7 +100,7 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 		c.zstd = enc
 	case MinLZ:
 	default:
-		return nil, fmt.Errorf("%w: compression %s", ErrUnsupported, kind)
+		return nil, fmt.Errorf("%w: unknown compression %d; want one of %s", ErrUnsupported, uint8(kind), strings.Join(compressionNames[:], ", "))
 	}
 	return c, nil
 }
@@ -118,6 +119,12 @@ func (c *compressor) bound(s section) int {
 		return minlz.MaxEncodedLen(n)
 	}
 	return c.zstd.MaxEncodedSize(n)
+}
+
+// minlzLevel is minlz's level for WithCompressionLevel(level): 0, the
+// default, is its fastest (checkLevel allows 0 .. 3).
+func minlzLevel(level int) int {
+	return max(level, minlz.LevelFastest)
 }
 
 // lz4State is the state of one LZ4 compressor: pierrec's fast one (a
@@ -141,7 +148,7 @@ func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s
 	case Zstd:
 		return c.zstd.EncodeAll(src, dst[:0])
 	case MinLZ:
-		z, err := minlz.Encode(dst, src, minlz.LevelFastest)
+		z, err := minlz.Encode(dst, src, minlzLevel(c.level))
 		if err != nil {
 			return nil
 		}

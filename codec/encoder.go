@@ -25,16 +25,24 @@ type Encoder struct {
 // error wrapping ErrUnsupported if a field's type cannot be encoded or an
 // option is not supported.
 func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
+	return newEncoder("NewEncoder", schema, opts)
+}
+
+// newEncoder is NewEncoder for the constructor name, which its errors name.
+func newEncoder(name string, schema *arrow.Schema, opts []Option) (*Encoder, error) {
 	if !littleEndian {
 		return nil, fmt.Errorf("%w: big-endian platforms", ErrUnsupported)
 	}
 	plans, err := newPlans(schema)
 	if err != nil {
-		return nil, fmt.Errorf("NewEncoder: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	cfg, err := newConfig(opts)
 	if err != nil {
-		return nil, fmt.Errorf("NewEncoder: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkLevel(name, cfg.compression, cfg.level); err != nil {
+		return nil, err
 	}
 	e := &Encoder{schema: schema, plans: plans, fingerprint: fingerprint(schema), cfg: cfg,
 		encodings: newFreeList(func() *encoding { return new(encoding) }),
@@ -44,7 +52,7 @@ func NewEncoder(schema *arrow.Schema, opts ...Option) (*Encoder, error) {
 		})}
 	if e.cfg.compression != None {
 		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level, e.cfg.minSavings); err != nil {
-			return nil, fmt.Errorf("NewEncoder: %w", err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return e, nil

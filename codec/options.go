@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -34,7 +35,8 @@ const (
 )
 
 // String returns the compression's name: "none", "lz4", "zstd", "minlz" or
-// "light".
+// "light", which ParseCompression reads back; a value that names no
+// compression prints as Go would write it, "Compression(9)".
 func (c Compression) String() string {
 	switch c {
 	case None:
@@ -48,7 +50,47 @@ func (c Compression) String() string {
 	case Light:
 		return "light"
 	}
-	return "compression(" + strconv.Itoa(int(c)) + ")"
+	return "Compression(" + strconv.Itoa(int(c)) + ")"
+}
+
+// compressionNames is what ParseCompression accepts, in the order of the
+// compressions' values.
+var compressionNames = [...]string{None: "none", LZ4: "lz4", Zstd: "zstd", MinLZ: "minlz", Light: "light"}
+
+// ParseCompression returns the compression named s, one of the names
+// String returns ("none", "lz4", "zstd", "minlz", "light"), in any case.
+// Any other s is refused with an error wrapping ErrUnsupported.
+func ParseCompression(s string) (Compression, error) {
+	for c, name := range compressionNames {
+		if strings.EqualFold(s, name) {
+			return Compression(c), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: ParseCompression(%q): no such compression; want one of %s",
+		ErrUnsupported, s, strings.Join(compressionNames[:], ", "))
+}
+
+// checkLevel refuses a compression level (WithCompressionLevel) that
+// compression c does not take; name is the constructor called.
+func checkLevel(name string, c Compression, level int) error {
+	hi := 0
+	switch c {
+	case Zstd:
+		hi = 22
+	case LZ4:
+		hi = 9
+	case MinLZ:
+		hi = 3
+	case None, Light:
+		if level != 0 {
+			return fmt.Errorf("%w: %s: WithCompressionLevel(%d): compression %s has no levels, only 0", ErrUnsupported, name, level, c)
+		}
+		return nil
+	}
+	if level < 0 || level > hi {
+		return fmt.Errorf("%w: %s: WithCompressionLevel(%d) is out of range for %s: 0 (the default) to %d", ErrUnsupported, name, level, c, hi)
+	}
+	return nil
 }
 
 // Option configures an Encoder, a Decoder, a Writer or a Reader.
@@ -78,9 +120,19 @@ func WithCompression(c Compression) Option {
 	return func(cfg *config) { cfg.compression = c }
 }
 
-// WithCompressionLevel sets the compression level: for zstd the zstd level
-// (1 fastest .. 22 smallest; 0 the library's default), for LZ4 a level above
-// 0 selects the high-compression compressor with that depth (1..9).
+// WithCompressionLevel sets the compression level of an Encoder or Writer;
+// 0, the default, is each codec's fast default. What else each accepts:
+//
+//   - Zstd: the zstd level, 1 (fastest) .. 22 (smallest), mapped to the
+//     nearest of klauspost/compress's four encoder levels;
+//   - LZ4: 1 .. 9 selects the high-compression compressor with that depth;
+//   - MinLZ: 1 fastest (what 0 also gives), 2 balanced, 3 smallest
+//     (minlz.LevelFastest, LevelBalanced, LevelSmallest);
+//   - Light and None: only 0, since nothing they do has a level.
+//
+// NewEncoder and NewWriter refuse any other level, naming the levels the
+// compression accepts, with an error wrapping ErrUnsupported. Decoders and
+// Readers ignore the option (a block says how it was compressed).
 func WithCompressionLevel(level int) Option {
 	return func(cfg *config) { cfg.level = level }
 }

@@ -60,7 +60,7 @@ type Writer struct {
 // Close write what is pending. A batch of more than n rows makes a block of
 // its own. Blocks decode as one batch each, so a reader sees fewer, larger
 // batches. Without WithBlockRows and WithBlockSize, a Writer writes one
-// block per batch. Values below 1 turn the option off.
+// block per batch.
 //
 // While batches are pending the Writer holds a reference to each (it
 // retains them and releases them once written): at most n rows, or the
@@ -99,7 +99,7 @@ func blockTarget(name string, n int, field func(*config) *int) Option {
 // NewWriter writes a stream header for schema to w and returns a Writer for
 // batches of it. Options are the Encoder's (WithCompression, say).
 func NewWriter(w io.Writer, schema *arrow.Schema, opts ...Option) (*Writer, error) {
-	enc, err := NewEncoder(schema, opts...)
+	enc, err := newEncoder("NewWriter", schema, opts)
 	if err != nil {
 		return nil, err
 	}
