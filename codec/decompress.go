@@ -152,13 +152,14 @@ func sectionMaxRaw(c Compression, s int) uint64 {
 // against WithMaxBlockSize by the Decoder.
 func (d *decompressor) decompress(block []byte, h header) (*memory.Buffer, error) {
 	body := block[headerSize:]
-	// Check the whole section table before allocating anything.
+	// Check the whole section table, and what its sections really decode
+	// to, before allocating anything.
 	ncomp := 0
 	if err := eachSection(body, h.raw, func(s sectionIn) error {
 		if s.codec != None {
 			ncomp++
 		}
-		return nil
+		return checkRawLen(s)
 	}); err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func ReadBlockInfo(block []byte) (BlockInfo, error) {
 				info.RawSections++
 				info.RawBytes += s.raw
 			}
-			return nil
+			return checkRawLen(s)
 		})
 		if err != nil {
 			return BlockInfo{}, err

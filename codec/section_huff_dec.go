@@ -95,37 +95,18 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 	if err != nil {
 		return err
 	}
-	ts := huffTables.Get().(*huffTableSet)
-	defer huffTables.Put(ts)
-	ht, coded, err := ts.read(h.coded)
-	if err != nil {
-		return err
-	}
-	hs := &ht.s
-	var room *[]byte
 	dst := raw[:0:len(raw)]
 	if h.inner != None {
-		room = huffInner.Get().(*[]byte)
+		room := huffInner.Get().(*[]byte)
 		defer huffInner.Put(room)
 		if cap(*room) < h.m {
 			*room = make([]byte, h.m)
 		}
 		dst = (*room)[:0:h.m]
 	}
-	var out []byte
-	if h.streams == 1 {
-		out, err = hs.Decoder().Decompress1X(dst, coded)
-	} else {
-		out, err = hs.Decoder().Decompress4X(dst, coded)
-	}
-	if err != nil {
-		return corruptf("huffman codes: %v", err)
-	}
-	if len(out) != h.m || &out[0] != &dst[:1][0] {
-		return corruptf("huffman codes decode to %d bytes, the section says %d", len(out), h.m)
-	}
-	if h.inner == None {
-		return nil
+	out, err := h.decode(dst)
+	if err != nil || h.inner == None {
+		return err
 	}
 	if err := checkSection(h.inner, uint64(len(raw)), out); err != nil {
 		return fmt.Errorf("inside a huffman section: %w", err)
@@ -134,6 +115,30 @@ func (d *decompressor) unhuff(raw, src []byte) error {
 		return fmt.Errorf("inside a huffman section: %w", err)
 	}
 	return nil
+}
+
+// decode decodes h's codes into dst, which has room for exactly its m
+// inner bytes, and returns them.
+func (h huffSection) decode(dst []byte) ([]byte, error) {
+	ts := huffTables.Get().(*huffTableSet)
+	defer huffTables.Put(ts)
+	ht, coded, err := ts.read(h.coded)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if h.streams == 1 {
+		out, err = ht.s.Decoder().Decompress1X(dst, coded)
+	} else {
+		out, err = ht.s.Decoder().Decompress4X(dst, coded)
+	}
+	if err != nil {
+		return nil, corruptf("huffman codes: %v", err)
+	}
+	if len(out) != h.m || &out[0] != &dst[:1][0] {
+		return nil, corruptf("huffman codes decode to %d bytes, the section says %d", len(out), h.m)
+	}
+	return out, nil
 }
 
 // read returns the table src starts with and the codes after it: a kept
