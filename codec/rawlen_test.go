@@ -160,3 +160,45 @@ func walkAgrees(t *testing.T, zdec *zstd.Decoder, c Compression, z []byte, n int
 func isMinLZLiterals(z []byte) bool {
 	return len(z) > 1 && z[0] == 0 && z[1] == 0
 }
+
+// BenchmarkRawLenWalk measures, side by side, walking a section that
+// expands past walkRatio (what checkRawLen adds to a decode) and
+// decompressing it: 1 MiB of mostly zeros with skewed bytes between.
+func BenchmarkRawLenWalk(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	var src []byte
+	for len(src) < 1<<20 {
+		src = append(src, skewed(rng, 64)...)
+		src = append(src, make([]byte, 1024)...)
+	}
+	for _, c := range []Compression{LZ4, MinLZ, Zstd} {
+		var z []byte
+		if c == MinLZ {
+			z = must(minlz.Encode(nil, src, minlz.LevelFastest))
+		} else {
+			z = compressForTest(c, src)
+		}
+		s := sectionIn{raw: len(src), codec: c, src: z}
+		if uint64(s.raw) <= walkRatio*uint64(len(z)) {
+			b.Fatalf("%s: %d bytes stored for %d: not walked", c, len(z), len(src))
+		}
+		b.Run(c.String()+"/walk", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if err := checkRawLen(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		d := &decompressor{maxBlock: DefaultMaxBlockSize}
+		raw := make([]byte, len(src))
+		b.Run(c.String()+"/decompress", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if err := d.decompressBody(raw, z, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
