@@ -87,6 +87,9 @@ func (d *Decoder) decode(block []byte, parent *memory.Buffer) (arrow.RecordBatch
 	if err != nil {
 		return nil, err
 	}
+	if block, err = checkTrailer(block, h); err != nil {
+		return nil, err
+	}
 	if h.fingerprint != d.fingerprint {
 		return nil, fmt.Errorf("%w: block fingerprint %#016x, the decoder's schema %#016x", ErrSchemaMismatch, h.fingerprint, d.fingerprint)
 	}

@@ -98,7 +98,17 @@ func (e *Encoder) Append(dst []byte, rec arrow.RecordBatch) ([]byte, error) {
 // cannot unify. On any error AppendBatches returns dst unchanged (though,
 // as append may, it may have written past len(dst) in dst's capacity: the
 // block is written in one pass, and some faults are found on the way).
-func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) (res []byte, err error) {
+func (e *Encoder) AppendBatches(dst []byte, recs ...arrow.RecordBatch) ([]byte, error) {
+	start := len(dst)
+	res, err := e.appendBatches(dst, recs)
+	if err != nil || !e.cfg.checksum {
+		return res, err
+	}
+	return sealBlock(res, start), nil
+}
+
+// appendBatches is AppendBatches without the checksum trailer.
+func (e *Encoder) appendBatches(dst []byte, recs []arrow.RecordBatch) (res []byte, err error) {
 	c, rows, err := e.gather(recs)
 	if err != nil {
 		return dst, err

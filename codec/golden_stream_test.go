@@ -78,7 +78,7 @@ func hasTransformedBlock(stream []byte, c Compression) bool {
 		if end > uint64(len(stream)) {
 			continue
 		}
-		if h, err := parseHeader(stream[i:end]); err == nil && h.compression == c && h.flags == knownFlags {
+		if h, err := parseHeader(stream[i:end]); err == nil && h.compression == c && h.flags == transformFlags {
 			return true
 		}
 	}

@@ -11,7 +11,8 @@ import (
 //	0  [4]byte  magic "APK1"
 //	4  uint8    format version (1)
 //	5  uint8    compression of the body (None, LZ4, Zstd, MinLZ)
-//	6  uint16   flags: the transforms applied before compression
+//	6  uint16   flags: the transforms applied before compression, and
+//	            flagChecksum: an 8-byte CRC32C trailer after the body
 //	8  uint64   schema fingerprint
 //	16 uint64   number of rows
 //	24 uint64   stored body length: the bytes after the header
@@ -37,12 +38,24 @@ const (
 	// second bytes, and so on.
 	flagTranspose
 
-	knownFlags = flagLengths | flagTranspose
+	// flagChecksum: the block ends in an 8-byte trailer holding the
+	// CRC32C of every byte before it (header and body), then 4 zero
+	// bytes (WithBlockChecksum). It is not a transform, so an
+	// uncompressed block may carry it; the top bit keeps it clear of
+	// transforms to come.
+	flagChecksum flags = 1 << 15
+
+	transformFlags = flagLengths | flagTranspose
+	knownFlags     = transformFlags | flagChecksum
 )
+
+// blockTrailer is the length of the trailer of a block with flagChecksum.
+const blockTrailer = 8
 
 type header struct {
 	compression Compression
-	flags       flags
+	flags       flags // the transforms: flagChecksum is in checksum
+	checksum    bool  // the block ends in a CRC32C trailer (flagChecksum)
 	fingerprint uint64
 	rows        int
 	stored      int
@@ -53,7 +66,11 @@ func (h *header) put(b []byte) {
 	copy(b, magic[:])
 	b[4] = formatVersion
 	b[5] = byte(h.compression)
-	binary.LittleEndian.PutUint16(b[6:], uint16(h.flags))
+	f := h.flags
+	if h.checksum {
+		f |= flagChecksum
+	}
+	binary.LittleEndian.PutUint16(b[6:], uint16(f))
 	binary.LittleEndian.PutUint64(b[8:], h.fingerprint)
 	binary.LittleEndian.PutUint64(b[16:], uint64(h.rows))
 	binary.LittleEndian.PutUint64(b[24:], uint64(h.stored))
@@ -61,7 +78,8 @@ func (h *header) put(b []byte) {
 }
 
 // parseHeader reads and checks the header of block, which must hold exactly
-// one block.
+// one block: with flagChecksum its header, body and trailer (the trailer's
+// CRC is checked by checkTrailer, not here).
 func parseHeader(block []byte) (header, error) {
 	var h header
 	if len(block) < headerSize {
@@ -81,8 +99,16 @@ func parseHeader(block []byte) (header, error) {
 	if h.flags&^knownFlags != 0 {
 		return h, corruptf("unknown flags %#x", uint16(h.flags&^knownFlags))
 	}
+	h.checksum, h.flags = h.flags&flagChecksum != 0, h.flags&transformFlags
 	if h.flags != 0 && h.compression == None {
 		return h, corruptf("flags %#x on an uncompressed block", uint16(h.flags))
+	}
+	body := len(block) - headerSize
+	if h.checksum {
+		if body < blockTrailer {
+			return h, corruptf("block of %d bytes is too short for its checksum trailer", len(block))
+		}
+		body -= blockTrailer
 	}
 	h.fingerprint = binary.LittleEndian.Uint64(block[8:])
 	rows := binary.LittleEndian.Uint64(block[16:])
@@ -91,8 +117,8 @@ func parseHeader(block []byte) (header, error) {
 	if rows > maxLength {
 		return h, corruptf("%d rows is above the limit of %d", rows, maxLength)
 	}
-	if stored != uint64(len(block)-headerSize) {
-		return h, corruptf("header says the body is %d bytes, the block holds %d", stored, len(block)-headerSize)
+	if stored != uint64(body) {
+		return h, corruptf("header says the body is %d bytes, the block holds %d", stored, body)
 	}
 	if h.compression == None && raw != stored {
 		return h, corruptf("uncompressed body of %d bytes says its raw length is %d", stored, raw)
@@ -102,6 +128,30 @@ func parseHeader(block []byte) (header, error) {
 	}
 	h.rows, h.stored, h.raw = int(rows), int(stored), int(raw)
 	return h, nil
+}
+
+// checkTrailer checks the CRC32C trailer of block, whose header h says it
+// has one, and returns the block without it: its header and body.
+func checkTrailer(block []byte, h header) ([]byte, error) {
+	n := headerSize + h.stored
+	if !h.checksum {
+		return block, nil
+	}
+	t := block[n:]
+	want, zero := binary.LittleEndian.Uint32(t), binary.LittleEndian.Uint32(t[4:])
+	if got := Checksum(block[:n]); got != want || zero != 0 {
+		return nil, corruptf("block checksum %#08x, its trailer says %#08x (and %#x in its reserved bytes)", got, want, zero)
+	}
+	return block[:n:n], nil
+}
+
+// sealBlock sets flagChecksum in the header of the block that starts at
+// b[start:] and ends b, and appends its CRC32C trailer.
+func sealBlock(b []byte, start int) []byte {
+	f := binary.LittleEndian.Uint16(b[start+6:])
+	binary.LittleEndian.PutUint16(b[start+6:], f|uint16(flagChecksum))
+	b = binary.LittleEndian.AppendUint32(b, Checksum(b[start:]))
+	return binary.LittleEndian.AppendUint32(b, 0)
 }
 
 // maxBlockBody bounds a block's raw body so that its length fits an int on
@@ -118,6 +168,9 @@ type BlockInfo struct {
 	// FORMAT.md describes (offsets as lengths, byte transposition) before
 	// they were compressed.
 	Transformed bool
+	// Checksummed reports whether the block ends in a CRC32C of itself
+	// (WithBlockChecksum), which Decode checks; ReadBlockInfo does not.
+	Checksummed bool
 	// Sections is the number of sections of a compressed body (0 for an
 	// uncompressed block); RawSections of them are stored raw, holding
 	// RawBytes bytes, because compressing them was estimated not to pay.
@@ -126,31 +179,35 @@ type BlockInfo struct {
 
 // String describes the block in a line.
 func (b BlockInfo) String() string {
+	sum := ""
+	if b.Checksummed {
+		sum = ", checksummed"
+	}
 	if b.Compression == None {
-		return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)", b.Rows, b.Size, b.Compression, b.RawSize)
+		return fmt.Sprintf("%d rows, %d bytes (%s, %d raw)%s", b.Rows, b.Size, b.Compression, b.RawSize, sum)
 	}
 	xf := ""
 	if b.Transformed {
 		xf = ", transformed"
 	}
-	return fmt.Sprintf("%d rows, %d bytes (%s in %d section(s), %d stored raw holding %d bytes%s, %d raw)",
-		b.Rows, b.Size, b.Compression, b.Sections, b.RawSections, b.RawBytes, xf, b.RawSize)
+	return fmt.Sprintf("%d rows, %d bytes (%s in %d section(s), %d stored raw holding %d bytes%s, %d raw)%s",
+		b.Rows, b.Size, b.Compression, b.Sections, b.RawSections, b.RawBytes, xf, b.RawSize, sum)
 }
 
 // ReadBlockInfo reads the header of block, which must be exactly one block,
 // and checks its lengths and section table without decompressing or
-// decoding the body. Errors wrap ErrCorrupt (and ErrUnsupported for a
+// decoding the body, or checking its checksum. Errors wrap ErrCorrupt (and ErrUnsupported for a
 // section codec this version does not know).
 func ReadBlockInfo(block []byte) (BlockInfo, error) {
 	h, err := parseHeader(block)
 	if err != nil {
 		return BlockInfo{}, err
 	}
-	info := BlockInfo{Rows: h.rows, Size: headerSize + h.stored, RawSize: headerSize + h.raw,
-		Compression: h.compression, Transformed: h.flags != 0}
+	info := BlockInfo{Rows: h.rows, Size: len(block), RawSize: headerSize + h.raw,
+		Compression: h.compression, Transformed: h.flags != 0, Checksummed: h.checksum}
 	if h.compression != None {
 		// The section table, checked as the decoder checks it.
-		err := eachSection(block[headerSize:], h.raw, func(s sectionIn) error {
+		err := eachSection(block[headerSize:headerSize+h.stored], h.raw, func(s sectionIn) error {
 			info.Sections++
 			if s.codec == None {
 				info.RawSections++

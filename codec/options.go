@@ -107,6 +107,7 @@ type config struct {
 	minSavings  float64          // see WithMinSavings
 	blockRows   int              // Writer: coalesce batches into blocks of up to this many rows
 	blockSize   int              // Writer: coalesce batches into blocks of up to about this many bytes
+	checksum    bool             // Encoder: end each block in a CRC32C of itself
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
@@ -180,6 +181,18 @@ func WithMinSavings(f float64) Option {
 		}
 		cfg.minSavings = f
 	}
+}
+
+// WithBlockChecksum makes an Encoder or Writer, when on is true, end every
+// block in a CRC32C (Castagnoli, Checksum) of its header and body, and set
+// a header flag saying so (FORMAT.md): Decode then refuses, with an error
+// wrapping ErrCorrupt, a block whose bytes no longer match it. It costs 8
+// bytes a block and a pass over it at CRC32C's speed on each side. Blocks
+// without it decode as before. A stream's frames and Flight's messages
+// carry CRCs of their own (docs/checksums.md); the option is for blocks
+// sent or stored outside them. Decoders need no option.
+func WithBlockChecksum(on bool) Option {
+	return func(cfg *config) { cfg.checksum = on }
 }
 
 // WithAllocator makes Decode copy every buffer into memory allocated from

@@ -83,9 +83,29 @@ func runStructured(t testing.TB, data []byte, st *structStats) {
 		return
 	}
 	bb := buildBlock(c, schema, plans)
+	sealChecksum(c, &bb)
 	st.taint(bb.bad)
 	st.taint(bb.odd)
 	checkBlock(t, schema, bb, mode, st)
+}
+
+// sealChecksum gives some blocks a checksum trailer (WithBlockChecksum),
+// which must change nothing of how they decode, and some of those a
+// damaged trailer, which must make them corrupt. (A block of another
+// schema's fingerprint keeps its trailer sound, so that ErrSchemaMismatch
+// is still what it gets.)
+func sealChecksum(c *choices, bb *builtBlock) {
+	switch c.intn(8) {
+	case 1:
+		bb.block = sealBlock(bytes.Clone(bb.block), 0)
+	case 2:
+		if bb.mismatch {
+			return
+		}
+		bb.block = sealBlock(bytes.Clone(bb.block), 0)
+		bb.block[len(bb.block)-1-c.intn(blockTrailer)] ^= 1 << c.intn(8)
+		bb.bad = append(bb.bad, "block checksum trailer")
+	}
 }
 
 // decodeOpts returns the options and the checked allocator of decode mode
