@@ -19,8 +19,10 @@ var errStored = errors.New("stored stream")
 // sendStored sends the blocks of a stored stream to a DoGet stream. To a
 // client that asked for arrowpack, a block whose compression is the one it
 // asked for (any, when it named none) goes as it is stored, with its stored
-// checksum, which the client's Reader checks: no decoding, no encoding, no
-// checksumming on the server. Other blocks are decoded (checksum checked)
+// checksum: no decoding, no encoding, but the checksum checked as the bytes
+// are read, so that a block damaged on disk is the server's DataLoss
+// naming the stream, not a checksum error at the client (which checks it
+// again, for the wire). Other blocks are decoded (checksum checked)
 // and encoded again with opts (the server's options and the compression
 // asked for). A client that did not ask for arrowpack gets Arrow IPC.
 //
@@ -69,6 +71,9 @@ func sendStored(stream aflight.FlightService_DoGetServer, rr *codec.RawReader, m
 			return err
 		}
 		if pass {
+			if err := b.Verify(); err != nil {
+				return fmt.Errorf("%w: %w", errStored, err)
+			}
 			return w.writeRaw(b.Bytes, b.CRC, sb)
 		}
 		rec, err := decodeStored(rr, b, sb)

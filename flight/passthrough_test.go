@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,8 +130,9 @@ func TestPassThrough(t *testing.T) {
 	}
 }
 
-// A stored block damaged on disk: passed through, the client's Reader
-// finds the checksum wrong; converted, the server reports DataLoss.
+// A stored block damaged on disk: passed through or converted, the server
+// finds its checksum wrong as it reads it and reports DataLoss naming the
+// stream, logging the file.
 func TestPassThroughDamagedStore(t *testing.T) {
 	for _, noMap := range []bool{false, true} {
 		t.Run(map[bool]string{false: "mapped", true: "read"}[noMap], func(t *testing.T) {
@@ -144,7 +146,7 @@ func TestPassThroughDamagedStore(t *testing.T) {
 func testPassThroughDamaged(t *testing.T, noMap bool) {
 	recs := lineitemBatches(2000, 2000)
 	defer batches.Release(recs)
-	ts := startServer(t, nil)
+	ts, logs := startStore(t, ServerOptions{})
 	ts.store.noMap = noMap
 	c := dial(t, ts.addr)
 	ctx := testCtx(t, 60*time.Second)
@@ -161,8 +163,11 @@ func testPassThroughDamaged(t *testing.T, noMap bool) {
 		t.Fatal(err)
 	}
 	_, err = getBlocks(ctx, c, "dmg", codec.None)
-	if !errors.Is(err, codec.ErrCorrupt) {
-		t.Fatalf("passed through: %v, want ErrCorrupt", err)
+	if st, _ := status.FromError(err); st.Code() != codes.DataLoss || !strings.Contains(st.Message(), "stored stream dmg is damaged") {
+		t.Fatalf("passed through: %v, want DataLoss naming the stream", err)
+	}
+	if l := logs.String(); !strings.Contains(l, path) || !strings.Contains(l, "checksum") {
+		t.Fatalf("the server log does not name the file %s and the checksum:\n%s", path, l)
 	}
 	_, err = getBlocks(ctx, c, "dmg", codec.LZ4)
 	if status.Code(err) != codes.DataLoss {

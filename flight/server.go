@@ -411,7 +411,7 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	}
 	if err := sendStored(stream, rr, m, ap, comp, set, s.opts, charge); err != nil {
 		if errors.Is(err, errStored) {
-			return s.damaged(key, err)
+			return s.damaged(key, fmt.Errorf("file %s: %w", f.Name(), err))
 		}
 		return statusOf(err, "arrowpack flight: DoGet %s", key)
 	}
