@@ -55,21 +55,8 @@ func lz4RawLen(src []byte, limit int) (int, bool) {
 	for i < len(src) {
 		tok := src[i]
 		i++
-		lit := int(tok >> 4)
-		if lit == 15 {
-			for {
-				if i >= len(src) {
-					return 0, false
-				}
-				x := src[i]
-				i++
-				lit += int(x)
-				if x != 255 {
-					break
-				}
-			}
-		}
-		if lit > len(src)-i {
+		lit, ok := lz4ExtraLength(src, &i, int(tok>>4))
+		if !ok || lit > len(src)-i {
 			return 0, false
 		}
 		i += lit
@@ -85,25 +72,36 @@ func lz4RawLen(src []byte, limit int) (int, bool) {
 		if off == 0 || off > d {
 			return 0, false
 		}
-		ml := int(tok&15) + 4
-		if ml == 19 {
-			for {
-				if i >= len(src) {
-					return 0, false
-				}
-				x := src[i]
-				i++
-				ml += int(x)
-				if x != 255 {
-					break
-				}
-			}
+		ml, ok := lz4ExtraLength(src, &i, int(tok&15))
+		if !ok {
+			return 0, false
 		}
-		if d += ml; d > limit {
+		if d += ml + 4; d > limit {
 			return 0, false
 		}
 	}
 	return d, d <= limit
+}
+
+// lz4ExtraLength returns a token's length nibble v with the extra length bytes
+// that follow it at src[*i] when it is 15 (each 255 adds 255 and another
+// byte, the last one below 255), moving *i past them; false when src ends
+// first.
+func lz4ExtraLength(src []byte, i *int, v int) (int, bool) {
+	if v != 15 {
+		return v, true
+	}
+	for {
+		if *i >= len(src) {
+			return 0, false
+		}
+		x := src[*i]
+		*i++
+		v += int(x)
+		if x != 255 {
+			return v, true
+		}
+	}
 }
 
 // minlzRawLenOK reports whether the MinLZ block src (its 0 byte and the
