@@ -122,6 +122,19 @@ func minlzRawLenOK(src []byte, n int) bool {
 	// need reports whether k more bytes of src follow s.
 	s := 0
 	need := func(k int) bool { return len(src)-s >= k }
+	// copyLength reads a Copy2 or Copy3 length of 6 bits v: 4 + v up to
+	// 60, else 64 + the 1 to 3 bytes that follow.
+	copyLength := func(v int) (int, bool) {
+		if v <= 60 {
+			return v + 4, true
+		}
+		k := v - 60
+		if !need(k) {
+			return 0, false
+		}
+		s += k
+		return int(le24(src[s-k:], k)) + 64, true
+	}
 	for s < len(src) {
 		var length, lits int
 		tag := src[s]
@@ -168,18 +181,11 @@ func minlzRawLenOK(src []byte, n int) bool {
 			if !need(3) {
 				return false
 			}
-			length = int(tag >> 2)
 			offset = int(binary.LittleEndian.Uint16(src[s+1:])) + 64
 			s += 3
-			if length <= 60 {
-				length += 4
-			} else {
-				k := length - 60
-				if !need(k) {
-					return false
-				}
-				length = int(le24(src[s:], k)) + 64
-				s += k
+			var ok bool
+			if length, ok = copyLength(int(tag >> 2)); !ok {
+				return false
 			}
 		case 3: // copy with a 16- or 21-bit offset, after fused literals
 			if !need(4) {
@@ -193,18 +199,11 @@ func minlzRawLenOK(src []byte, n int) bool {
 				s += 3
 				lits++
 			} else {
-				lt := int(val>>5) & 63
 				offset = int(val>>11) + 65536
 				s += 4
-				if lt < 61 {
-					length = lt + 4
-				} else {
-					k := lt - 60
-					if !need(k) {
-						return false
-					}
-					length = int(le24(src[s:], k)) + 64
-					s += k
+				var ok bool
+				if length, ok = copyLength(int(val>>5) & 63); !ok {
+					return false
 				}
 			}
 			if lits > len(src)-s || lits > n-d {
