@@ -24,7 +24,8 @@ object a row, its keys the column names in order. -n stops after N rows
 
 The values print alike in tables and JSON: null as null at any depth;
 binary as its text when it is printable UTF-8, else 0x and its bytes in
-hex; decimals with the digits of their scale (1.00); NaN and infinities as
+hex; characters that would not show as themselves (controls, escape
+sequences, bidi overrides) escaped, as \x1b in tables and \u001b in JSON; decimals with the digits of their scale (1.00); NaN and infinities as
 "NaN", "+Inf", "-Inf"; structs as objects of their fields in schema order
 (a field name that repeats an earlier one in the same struct as
 NAME#INDEX), lists and maps as arrays. JSON strings keep <, > and & as
@@ -269,10 +270,10 @@ func (t *tablePrinter) flush(w io.Writer, schema *arrow.Schema) error {
 	return nil
 }
 
-// cell makes s fit in a table cell: control characters escaped, cut to
-// the width with "…".
+// cell makes s fit in a table cell: every character that does not show as
+// itself escaped (escapeText), cut to the width with "…".
 func (t *tablePrinter) cell(s string) string {
-	s = strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
+	s = escapeText(s)
 	if t.width > 0 && utf8.RuneCountInString(s) > t.width {
 		r := []rune(s)
 		s = string(r[:max(t.width-1, 0)]) + "…"

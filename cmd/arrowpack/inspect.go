@@ -319,10 +319,10 @@ func printSchema(w io.Writer, rep *inspectReport) {
 			null = " not null"
 		}
 		if inline := inlineMetadata(f.Metadata); inline != "" || len(f.Metadata) == 0 {
-			fmt.Fprintf(w, "  %s: %s%s%s\n", f.Name, f.Type, null, inline)
+			fmt.Fprintf(w, "  %s: %s%s%s\n", escapeText(f.Name), escapeText(f.Type), null, inline)
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %s%s\n", f.Name, f.Type, null)
+		fmt.Fprintf(w, "  %s: %s%s\n", escapeText(f.Name), escapeText(f.Type), null)
 		printMetadata(w, "    ", f.Metadata)
 	}
 	printMetadata(w, "  ", rep.Metadata)
@@ -336,7 +336,7 @@ func inlineMetadata(md map[string]string) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(md) {
-		parts = append(parts, k+": "+oneLine(md[k]))
+		parts = append(parts, escapeText(k)+": "+oneLine(md[k]))
 	}
 	s := "  {" + strings.Join(parts, ", ") + "}"
 	if len(s) > 60 {
@@ -362,7 +362,7 @@ func printMetadata(w io.Writer, indent string, md map[string]string) {
 	}
 	fmt.Fprintf(w, "%smetadata:\n", indent)
 	for _, k := range sortedKeys(md) {
-		fmt.Fprintf(w, "%s  %s: %s\n", indent, k, oneLine(md[k]))
+		fmt.Fprintf(w, "%s  %s: %s\n", indent, escapeText(k), oneLine(md[k]))
 	}
 }
 

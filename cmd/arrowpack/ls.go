@@ -115,7 +115,7 @@ func printListed(w io.Writer, streams []listed) error {
 	}
 	rows := [][3]string{{"PATH", "ROWS", "BYTES"}}
 	for _, s := range streams {
-		rows = append(rows, [3]string{s.Path, count(s.Rows), count(s.Bytes)})
+		rows = append(rows, [3]string{escapeText(s.Path), count(s.Rows), count(s.Bytes)})
 	}
 	var wide [3]int
 	for _, r := range rows {
