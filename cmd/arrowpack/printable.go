@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
 // What the command prints from a file or a server (values, field names,
@@ -94,4 +96,30 @@ func appendJSONText(b, text []byte) []byte {
 		i += n
 	}
 	return b
+}
+
+// displayWidth returns the columns s takes on a terminal: 2 for a wide or
+// fullwidth character (CJK, most emoji), 0 for a combining mark, a format
+// character or a character joined to the one before by a zero-width
+// joiner (the parts of an emoji sequence), 1 for the others.
+func displayWidth(s string) int {
+	n := 0
+	joined := false
+	for _, r := range s {
+		switch {
+		case joined:
+			joined = false
+		case r == '\u200d':
+			joined = true
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		default:
+			switch width.LookupRune(r).Kind() {
+			case width.EastAsianWide, width.EastAsianFullwidth:
+				n += 2
+			default:
+				n++
+			}
+		}
+	}
+	return n
 }
