@@ -16,7 +16,7 @@ import (
 	"github.com/arrowpack/arrowpack/codec"
 )
 
-const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
+const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression "+compressionChoices+"] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
 
 const convertAbout = `Converts record batches between arrowpack streams, Arrow IPC streams and
 files, and Parquet files. The input's format is detected from its first
@@ -33,7 +33,7 @@ failed or interrupted (SIGINT, SIGTERM) conversion leaves the target as it
 was. -no-sync skips the syncs: faster, but a crash soon after may leave the
 target empty or missing. An existing output is replaced only with -f.
 
--compression compresses the output's blocks (arrowpack: lz4, zstd, minlz),
+-compression compresses the output's blocks (arrowpack: lz4, zstd, minlz, light),
 buffers (IPC: lz4, zstd) or pages (Parquet: LZ4_RAW, ZSTD) and -level sets
 the level. A Parquet output gathers the batches into row groups of
 -row-group-rows rows (the last one smaller), holding a row group in memory
@@ -66,7 +66,7 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 	fs := newFlagSet("convert")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension)")
 	o.out = outputFlags(fs)
-	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4, zstd or minlz (arrowpack only)")
+	fs.StringVar(&o.compression, "compression", "none", "compression of the output: "+compressionNames+" (minlz and light: arrowpack only)")
 	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
 	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row, before it takes the target's place")
@@ -78,6 +78,13 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 }
 
 // parseCompression reads a compression's name.
+// compressionChoices are the compressions the command takes, as usage
+// lines write them; compressionNames the same in a sentence.
+const (
+	compressionChoices = "none|lz4|zstd|minlz|light"
+	compressionNames   = "none, lz4, zstd, minlz or light"
+)
+
 func parseCompression(s string) (codec.Compression, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "none", "":
@@ -91,7 +98,7 @@ func parseCompression(s string) (codec.Compression, error) {
 	case "light":
 		return codec.Light, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4, zstd, minlz or light", s)
+	return 0, usagef("unknown compression %q: want "+compressionNames, s)
 }
 
 // ipcCompression returns the IPC writer options for c.
@@ -128,7 +135,7 @@ func runConvert(e *env, args []string) error {
 		return usagef("-level %d is out of range: 0 (the default) to 22 for zstd, 9 for lz4", o.level)
 	}
 	if o.level != 0 && comp == codec.None {
-		return usagef("-level %d needs a compression: give -compression lz4, zstd or minlz", o.level)
+		return usagef("-level %d needs a compression: give -compression lz4, zstd, minlz or light", o.level)
 	}
 	if o.rowGroups <= 0 {
 		return usagef("-row-group-rows must be above 0")

@@ -5,7 +5,7 @@
 // Usage:
 //
 //	arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST]
-//	arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-verify] IN OUT
+//	arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz|light] [-verify] IN OUT
 //	arrowpack cat [-n N] [-json] FILE...
 //	arrowpack head [-n N] [-json] FILE...
 //	arrowpack inspect [-json] FILE

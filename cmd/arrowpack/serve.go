@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-no-map] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression "+compressionChoices+"] [-no-sync] [-no-map] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
 under their descriptor path, as arrowpack stream files in DIR (so a restart
@@ -55,7 +55,7 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "`address` to listen on (port 0: one the system chooses)")
 	fs.StringVar(&o.dir, "dir", "", "`directory` the streams are stored in (required)")
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4, zstd or minlz")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks the server encodes: of streams put as Arrow IPC, and of gets asking for another compression than the stored one (arrowpack puts are stored as sent): "+compressionNames)
 	fs.BoolVar(&o.noSync, "no-sync", false, "acknowledge puts without syncing them to disk (faster; a machine crash may lose recent puts)")
 	fs.BoolVar(&o.noMap, "no-map", false, "read stored files to serve them instead of mapping them into memory")
 	o.maxBlock, o.maxMemory = flight.DefaultMaxBlock, flight.DefaultMaxMemory
