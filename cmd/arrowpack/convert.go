@@ -16,7 +16,7 @@ import (
 	"github.com/arrowpack/arrowpack/codec"
 )
 
-const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression "+compressionChoices+"] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
+const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression " + compressionChoices + "] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
 
 const convertAbout = `Converts record batches between arrowpack streams, Arrow IPC streams and
 files, and Parquet files. The input's format is detected from its first

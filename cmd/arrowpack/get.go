@@ -12,7 +12,7 @@ import (
 	"github.com/arrowpack/arrowpack/flight"
 )
 
-const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression "+compressionChoices+"] PATH OUT"
+const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression " + compressionChoices + "] PATH OUT"
 
 const getAbout = `Gets the stream stored under the descriptor path PATH (elements separated
 by '/') from an Arrow Flight server such as 'arrowpack serve' and writes it

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression "+compressionChoices+"] [-batch-rows N] [-block-rows N] FILE PATH"
+const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression " + compressionChoices + "] [-batch-rows N] [-block-rows N] FILE PATH"
 
 const putAbout = `Puts a file (an arrowpack stream, an Arrow IPC file or stream, or a
 Parquet file) to an Arrow Flight server such as 'arrowpack serve', as
