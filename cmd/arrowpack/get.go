@@ -14,8 +14,8 @@ import (
 
 const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression " + compressionChoices + "] PATH OUT"
 
-const getAbout = `Gets the stream stored under the descriptor path PATH (elements separated
-by '/') from an Arrow Flight server such as 'arrowpack serve' and writes it
+const getAbout = `Gets the stream stored under the descriptor path PATH (names separated by
+single '/', as put takes them) from an Arrow Flight server such as 'arrowpack serve' and writes it
 to OUT in the format -to names (arrowpack, ipc, ipc-file, parquet) or else
 the one OUT's extension stands for, as convert does; a name without an
 extension, and "-" (standard output), get an arrowpack stream.

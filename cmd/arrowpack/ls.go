@@ -82,7 +82,11 @@ func runList(name string) func(e *env, args []string) error {
 			return printJSON(e.stdout, streams)
 		}
 		if len(streams) == 0 {
-			fmt.Fprintf(e.stderr, "no streams stored on %s\n", o.addr)
+			if len(pos) == 1 {
+				fmt.Fprintf(e.stderr, "no stream stored on %s has a path starting with %q\n", o.addr, pos[0])
+			} else {
+				fmt.Fprintf(e.stderr, "no streams stored on %s\n", o.addr)
+			}
 			return nil
 		}
 		return printListed(e.stdout, streams)

@@ -18,8 +18,9 @@ const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression " + compressi
 
 const putAbout = `Puts a file (an arrowpack stream, an Arrow IPC file or stream, or a
 Parquet file) to an Arrow Flight server such as 'arrowpack serve', as
-arrowpack blocks, under the descriptor path PATH (elements separated by
-'/'). "-" reads standard input.
+arrowpack blocks, under the descriptor path PATH: names separated by
+single '/', with none before the first or after the last (tables/lineitem;
+/tables and tables//lineitem are refused). "-" reads standard input.
 
 A stream already stored under PATH is replaced only with -f; without it
 the put is refused and the stored stream stays as it was.
