@@ -396,23 +396,7 @@ func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (
 
 // fieldsDiff tells the first difference between the fields of schemas in
 // and out in names, types and nullability (metadata aside), or "" if none.
-func fieldsDiff(in, out *arrow.Schema) string {
-	if in.NumFields() != out.NumFields() {
-		return fmt.Sprintf("it has %s, the input %d", plural(out.NumFields(), "field", "fields"), in.NumFields())
-	}
-	for i := range in.NumFields() {
-		a, b := in.Field(i), out.Field(i)
-		switch {
-		case a.Name != b.Name:
-			return fmt.Sprintf("field %d is %q, in the input %q", i, b.Name, a.Name)
-		case !arrow.TypeEqual(a.Type, b.Type):
-			return fmt.Sprintf("field %s is %s, in the input %s", a.Name, b.Type, a.Type)
-		case a.Nullable != b.Nullable:
-			return fmt.Sprintf("field %s has nullable %v, in the input %v", a.Name, b.Nullable, a.Nullable)
-		}
-	}
-	return ""
-}
+func fieldsDiff(in, out *arrow.Schema) string { return codec.SchemaDiff(in, out, "the input") }
 
 // rowCursor walks the rows of an input across its batches.
 type rowCursor struct {

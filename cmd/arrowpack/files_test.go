@@ -543,7 +543,7 @@ func TestInspectEveryFormat(t *testing.T) {
 			rep.Metadata["origin"] != "test" || rep.Fields[0].Metadata["unit"] != "key" || rep.Error != "" {
 			t.Errorf("%s: %+v", tc.name, rep)
 		}
-		if tc.format == "Parquet file" && (rep.Blocks[0].Compression != "lz4_raw" || rep.Blocks[0].Stored <= 0) {
+		if tc.format == "Parquet file" && (rep.Blocks[0].Compression != "lz4" || rep.Blocks[0].Stored <= 0) {
 			t.Errorf("%s: row group %+v", tc.name, rep.Blocks[0])
 		}
 	}

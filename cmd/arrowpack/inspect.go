@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 )
 
 const inspectUsage = "arrowpack inspect [-json] FILE"
@@ -156,7 +157,7 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 				}
 				b.Stored += cc.TotalCompressedSize()
 				b.Raw += cc.TotalUncompressedSize()
-				if name := strings.ToLower(cc.Compression().String()); !slices.Contains(codecs, name) {
+				if name := parquetCodecName(cc.Compression()); !slices.Contains(codecs, name) {
 					codecs = append(codecs, name)
 				}
 			}
@@ -371,4 +372,20 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// parquetCodecName names a Parquet column chunk's codec as the rest of the
+// command names compressions: none for UNCOMPRESSED, lz4 for LZ4_RAW (the
+// LZ4 that -compression lz4 writes), lz4-hadoop for the deprecated framed
+// LZ4, the others in lower case (snappy, gzip, zstd, brotli).
+func parquetCodecName(c compress.Compression) string {
+	switch c {
+	case compress.Codecs.Uncompressed:
+		return "none"
+	case compress.Codecs.Lz4Raw:
+		return "lz4"
+	case compress.Codecs.Lz4:
+		return "lz4-hadoop"
+	}
+	return strings.ToLower(c.String())
 }

@@ -104,22 +104,47 @@ func appendJSONText(b, text []byte) []byte {
 // joiner (the parts of an emoji sequence), 1 for the others.
 func displayWidth(s string) int {
 	n := 0
-	joined := false
+	var c columns
 	for _, r := range s {
-		switch {
-		case joined:
-			joined = false
-		case r == '\u200d':
-			joined = true
-		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-		default:
-			switch width.LookupRune(r).Kind() {
-			case width.EastAsianWide, width.EastAsianFullwidth:
-				n += 2
-			default:
-				n++
-			}
-		}
+		n += c.width(r)
 	}
 	return n
+}
+
+// columns tells the width of each character of a text in turn
+// (displayWidth): it remembers whether the last was a zero-width joiner.
+type columns struct{ joined bool }
+
+func (c *columns) width(r rune) int {
+	switch {
+	case c.joined:
+		c.joined = false
+		return 0
+	case r == '\u200d':
+		c.joined = true
+		return 0
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// cutToWidth returns the longest start of s that takes at most w columns
+// (displayWidth), cut only before a character that takes columns, so that
+// the marks and joined characters that follow one stay with it.
+func cutToWidth(s string, w int) string {
+	n := 0
+	var c columns
+	for i, r := range s {
+		cw := c.width(r)
+		if cw > 0 && n+cw > w {
+			return s[:i]
+		}
+		n += cw
+	}
+	return s
 }
