@@ -201,7 +201,13 @@ func runConvert(e *env, args []string) error {
 		// Compare before the output takes the target's place: an unequal
 		// one never replaces anything.
 		in.Close()
-		if verified, err = verify(e, inPath, sf.Name(), outPath, o.batchRows, show); err != nil {
+		var announced *arrow.Schema
+		if outFormat == formatParquet {
+			if announced, err = parquetReadBack(in.Schema(), wo); err != nil {
+				return err
+			}
+		}
+		if verified, err = verify(e, inPath, sf.Name(), outPath, o.batchRows, show, announced); err != nil {
 			return fmt.Errorf("%w; the output is removed, %s", err, targetLeft(outPath))
 		}
 	}
@@ -346,9 +352,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // verify reads the input file and the output file at outPath (named
 // outName in messages) again and compares their schemas (field names, types
 // and nullability) and their rows, whatever the batches they come in
-// (Parquet's row groups need not match the input's batches). It returns the
-// number of rows compared.
-func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (int64, error) {
+// (Parquet's row groups need not match the input's batches). A non-nil
+// announced is the schema the output was announced to read back as (the
+// types Parquet changes, which convert warned of): the output must have it,
+// and a column of a changed type is compared by the text of its values
+// (sameBatch), which the changes keep. It returns the number of rows
+// compared.
+func verify(e *env, inPath, outPath, outName string, batchRows int, show bool, announced *arrow.Schema) (int64, error) {
 	in, err := openInput(inPath, nil, batchRows)
 	if err != nil {
 		return 0, err
@@ -360,8 +370,12 @@ func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (
 	}
 	out.path = outName
 	defer out.Close()
-	if diff := fieldsDiff(in.Schema(), out.Schema()); diff != "" {
-		return 0, fmt.Errorf("verify: %s differs from the input: %s", outName, diff)
+	want, what := in.Schema(), "the input"
+	if announced != nil {
+		want, what = announced, "the input with the announced type changes"
+	}
+	if diff := codec.SchemaDiff(want, out.Schema(), what); diff != "" {
+		return 0, fmt.Errorf("verify: %s differs from %s: %s", outName, what, diff)
 	}
 	bar := newProgressBar(e.stderr, "verify ", show, e.tty)
 	a, b := &rowCursor{in: in}, &rowCursor{in: out}

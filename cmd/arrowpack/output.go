@@ -129,6 +129,25 @@ func (b *bufferedParquet) Write(rec arrow.RecordBatch) error { return b.WriteBuf
 // time32[s] as time32[ms], ...): what pqarrow itself reads back from an
 // empty file of that schema.
 func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) {
+	back, err := parquetReadBack(schema, o)
+	if err != nil {
+		return nil, err
+	}
+	if back.NumFields() != schema.NumFields() {
+		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
+	}
+	var changes []string
+	for i, f := range schema.Fields() {
+		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
+			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
+		}
+	}
+	return changes, nil
+}
+
+// parquetReadBack returns the schema a Parquet file of schema written
+// with o reads back as: what pqarrow reads from an empty file of it.
+func parquetReadBack(schema *arrow.Schema, o writeOptions) (*arrow.Schema, error) {
 	var buf bytes.Buffer
 	pw, err := newParquetWriter(&buf, schema, o)
 	if err != nil {
@@ -150,16 +169,7 @@ func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
 	}
-	if back.NumFields() != schema.NumFields() {
-		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
-	}
-	var changes []string
-	for i, f := range schema.Fields() {
-		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
-			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
-		}
-	}
-	return changes, nil
+	return back, nil
 }
 
 // parquetCodec returns the Parquet codec for c.
