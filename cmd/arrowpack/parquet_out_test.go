@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/internal/batches"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
 // TestParquetRowGroups: a Parquet output gathers batches into row groups
@@ -120,5 +121,36 @@ func TestParquetTypeChanges(t *testing.T) {
 	if f != formatParquet || len(back) != 1 || back[0].Column(0).(*array.Date32).Value(0) != 1 ||
 		back[0].Column(4).(*array.List).ListValues().(*array.Int64).Value(1) != 8 {
 		t.Errorf("the verified output: %v", back)
+	}
+}
+
+// TestParquetRefusedColumnNamed: a column pqarrow refuses only when it
+// meets its values (a dictionary of structs) is named, with its type,
+// before anything is written, and no output is left (issue 31 item 8).
+func TestParquetRefusedColumnNamed(t *testing.T) {
+	dir := t.TempDir()
+	var dt arrow.DataType
+	for _, d := range randbatch.AllTypes() {
+		if strings.HasPrefix(d.String(), "dictionary<values=struct") {
+			dt = d
+		}
+	}
+	if dt == nil {
+		t.Fatal("the generator has no dictionary of structs")
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "ok", Type: arrow.PrimitiveTypes.Int64}, {Name: "dict", Type: dt, Nullable: true}}, nil)
+	rec := randbatch.Batch(memory.NewGoAllocator(), randRand(3), schema, 20, randbatch.Options{})
+	defer rec.Release()
+	src := filepath.Join(dir, "d.arrows")
+	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
+	out := filepath.Join(dir, "d.parquet")
+	code, _, stderr := runCmd(t, "convert", src, out)
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != 1 || !strings.Contains(last, "Parquet output cannot hold column dict (dictionary<values=struct") {
+		t.Errorf("status %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused conversion left %s", out)
 	}
 }
