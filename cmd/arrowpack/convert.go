@@ -175,6 +175,10 @@ func runConvert(e *env, args []string) error {
 	defer in.Close()
 	show := o.progress || (e.tty && in.size >= progressMinSize)
 	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency, rowGroupRows: o.rowGroups}
+	for _, f := range in.int96 {
+		fmt.Fprintf(e.stderr, "arrowpack convert: warning: field %s holds Parquet INT96 timestamps, which have no time zone: they read as timestamp[ns, tz=UTC] and are written so (%s)\n",
+			escapeText(f), int96Effect(outFormat))
+	}
 	if outFormat == formatParquet {
 		// Say what Parquet will change before anything is written.
 		changes, err := parquetTypeChanges(in.Schema(), wo)
@@ -406,6 +410,15 @@ func verify(e *env, inPath, outPath, outName string, batchRows int, show bool, a
 		rows += n
 		bar.update(out.Progress())
 	}
+}
+
+// int96Effect says what an INT96 timestamp read as timestamp[ns, tz=UTC]
+// becomes in an output of format f.
+func int96Effect(f format) string {
+	if f == formatParquet {
+		return "an INT64 timestamp adjusted to UTC: readers such as DuckDB see TIMESTAMP WITH TIME ZONE"
+	}
+	return "with the time zone UTC"
 }
 
 // fieldsDiff tells the first difference between the fields of schemas in

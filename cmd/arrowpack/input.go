@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -81,7 +83,11 @@ type input struct {
 	ipcTap *tapMessageReader // the message reader when format is formatIPCStream
 	pq     *file.Reader      // the reader when format is formatParquet
 	pqa    *pqarrow.FileReader
-	extra  func() // releases what the reader holds beyond itself
+	// int96 names the top-level fields of a Parquet input that hold
+	// legacy INT96 timestamps, which have no time zone but read as
+	// timestamp[ns, tz=UTC].
+	int96 []string
+	extra func() // releases what the reader holds beyond itself
 	err    error
 	closed bool
 
@@ -228,6 +234,13 @@ func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator
 			if _, err := compress.GetCodec(cc.Compression()); err != nil {
 				return fmt.Errorf("%s: column %s is compressed with %s, a Parquet codec arrow-go cannot decompress",
 					in.name(), col, cc.Compression())
+			}
+		}
+	}
+	for i := range md.Schema.NumColumns() {
+		if c := md.Schema.Column(i); c.PhysicalType() == parquet.Types.Int96 {
+			if p := c.ColumnPath(); len(p) > 0 && !slices.Contains(in.int96, p[0]) {
+				in.int96 = append(in.int96, p[0])
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -152,5 +154,32 @@ func TestParquetRefusedColumnNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused conversion left %s", out)
+	}
+}
+
+// TestParquetInt96Warned: legacy INT96 timestamps, which have no time
+// zone but read as timestamp[ns, tz=UTC], are named on stderr before a
+// conversion writes them with a time zone (issue 31 item 8).
+func TestParquetInt96Warned(t *testing.T) {
+	dir := t.TempDir()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	b.Field(0).(*array.TimestampBuilder).Append(1700000000000000000)
+	b.Field(1).(*array.Int64Builder).Append(1)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	legacy := filepath.Join(dir, "int96.parquet")
+	writeFile(t, legacy, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true))))
+	plain := filepath.Join(dir, "int64.parquet")
+	writeFile(t, plain, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()))
+	for _, out := range []string{"a.parquet", "a.apk"} {
+		code, _, stderr := runCmd(t, "convert", legacy, filepath.Join(dir, out))
+		if code != 0 || !strings.Contains(stderr, "warning: field ts holds Parquet INT96 timestamps, which have no time zone") {
+			t.Errorf("%s: status %d, stderr %q", out, code, stderr)
+		}
+	}
+	if code, _, stderr := runCmd(t, "convert", plain, filepath.Join(dir, "b.parquet")); code != 0 || strings.Contains(stderr, "INT96") {
+		t.Errorf("a file without INT96: status %d, stderr %q", code, stderr)
 	}
 }
