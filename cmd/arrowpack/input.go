@@ -86,8 +86,8 @@ type input struct {
 	// int96 names the top-level fields of a Parquet input that hold
 	// legacy INT96 timestamps, which have no time zone but read as
 	// timestamp[ns, tz=UTC].
-	int96 []string
-	extra func() // releases what the reader holds beyond itself
+	int96  []string
+	extra  func() // releases what the reader holds beyond itself
 	err    error
 	closed bool
 
