@@ -77,17 +77,17 @@ func exampleBodies(t *testing.T, path string) []string {
 }
 
 // TestREADMESnippets: every Go snippet of the README is the body of an
-// example of example_readme_test.go, in order, so that it compiles and
+// example of example_test.go, in order, so that it compiles and
 // its output is checked.
 func TestREADMESnippets(t *testing.T) {
 	got := fences(readme(t), "go")
-	want := exampleBodies(t, "example_readme_test.go")
+	want := exampleBodies(t, "example_test.go")
 	if len(got) != len(want) {
-		t.Fatalf("README.md has %d Go snippets, example_readme_test.go %d examples: each snippet is an example's body", len(got), len(want))
+		t.Fatalf("README.md has %d Go snippets, example_test.go %d examples: each snippet is an example's body", len(got), len(want))
 	}
 	for i := range got {
 		if got[i] != want[i] {
-			t.Errorf("README.md's Go snippet %d is not the body of example %d of example_readme_test.go:\n%s\nwant:\n%s", i+1, i+1, got[i], want[i])
+			t.Errorf("README.md's Go snippet %d is not the body of example %d of example_test.go:\n%s\nwant:\n%s", i+1, i+1, got[i], want[i])
 		}
 	}
 }
