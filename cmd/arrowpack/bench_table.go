@@ -188,8 +188,12 @@ func fmtMicros(ns float64) string {
 	return fmt.Sprintf("%.2f", us)
 }
 
-// withRange formats a median and its range: "0.65 [0.61-0.70]".
+// withRange formats a median and its range: "0.65 [0.61-0.70]"; a value
+// of one run, which has no range, alone.
 func withRange(f func(float64) string, median, lo, hi float64) string {
+	if lo == hi {
+		return f(median)
+	}
 	return fmt.Sprintf("%s [%s-%s]", f(median), f(lo), f(hi))
 }
 
@@ -233,9 +237,13 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 	if rep.Input != "" {
 		fmt.Fprintf(w, "input: %s\n", escapeText(rep.Input))
 	}
-	fmt.Fprintf(w, "times: µs per block, the median of %s of %s [fastest-slowest]; GB/s of uncompressed arrowpack block at the median\n",
-		plural(rep.Runs, "run", "runs"), rep.BenchTime)
-	fmt.Fprintln(w, "ratio = arrowpack / IPC with the codec in \"vs IPC\" (below 1: arrowpack faster or smaller), the median of the runs' ratios [range]")
+	rng := " [fastest-slowest]"
+	if rep.Runs == 1 {
+		rng = ""
+	}
+	fmt.Fprintf(w, "times: µs per block, the median of %s of %s%s; GB/s of uncompressed arrowpack block at the median\n",
+		plural(rep.Runs, "run", "runs"), rep.BenchTime, rng)
+	fmt.Fprintf(w, "ratio = arrowpack / IPC with the codec in \"vs IPC\" (below 1: arrowpack faster or smaller), the median of the runs' ratios%s\n", strings.Replace(rng, "fastest-slowest", "range", 1))
 	if rep.Concurrency > 1 {
 		fmt.Fprintf(w, "compressed blocks use up to %d goroutines each, in both formats\n", rep.Concurrency)
 	}
@@ -306,8 +314,8 @@ func printBenchTable(w io.Writer, rep *benchReport) {
 
 	fmt.Fprintln(w)
 	if s, ok := sameCodec(rep.Results); ok {
-		fmt.Fprintf(w, "geometric mean of the ratios, each codec against the same codec in IPC (%d cases): encode time %s (%.1fx faster), decode time %s (%.1fx faster), size %.2f\n",
-			s.Cases, withRange(fmtRatio, s.EncodeRatio, s.EncodeRatioMin, s.EncodeRatioMax), 1/s.EncodeRatio,
+		fmt.Fprintf(w, "geometric mean of the ratios, each codec against the same codec in IPC (%s): encode time %s (%.1fx faster), decode time %s (%.1fx faster), size %.2f\n",
+			plural(s.Cases, "case", "cases"), withRange(fmtRatio, s.EncodeRatio, s.EncodeRatioMin, s.EncodeRatioMax), 1/s.EncodeRatio,
 			withRange(fmtRatio, s.DecodeRatio, s.DecodeRatioMin, s.DecodeRatioMax), 1/s.DecodeRatio, s.SizeRatio)
 	}
 	for _, r := range rep.Results {
