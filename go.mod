@@ -9,6 +9,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.41.0
 	google.golang.org/grpc v1.83.2
 )
 
@@ -23,7 +24,6 @@ require (
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.58.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -5,8 +5,24 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 )
+
+// A small batch to encode: ids and names.
+func exampleBatch() arrow.RecordBatch {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"ada", "", "grace"}, []bool{true, false, true})
+	return b.NewRecordBatch()
+}
 
 // Several small batches into one block, decoded as one batch of all their
 // rows: what array.Concatenate then Append would give, without the

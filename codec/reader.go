@@ -274,7 +274,7 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 		return nil, err
 	}
 	if [4]byte(h[:4]) != streamMagic {
-		return nil, corruptf("bad stream magic %q, want %q", h[:4], streamMagic[:])
+		return nil, corruptf("bad stream magic %q, want %q%s", h[:4], streamMagic[:], ipcHint(h[:]))
 	}
 	if h[4] != streamVersion {
 		return nil, corruptf("stream version %d, this library reads %d", h[4], streamVersion)
@@ -301,7 +301,11 @@ func (r *Reader) readStreamHeader(magic []byte) (*arrow.Schema, error) {
 	// ReadSchema bounded the schema's depth and size, which bounds the
 	// work of fingerprinting a later stream's schema.
 	if r.schema != nil && fingerprint(schema) != r.dec.fingerprint {
-		return nil, fmt.Errorf("%w: a stream of schema %s follows one of %s", ErrSchemaMismatch, schema, r.schema)
+		diff := SchemaDiff(r.schema, schema, "the first stream")
+		if diff == "" {
+			diff = "its fields' metadata or a nested field differs"
+		}
+		return nil, fmt.Errorf("%w: a stream of other fields follows the first: %s", ErrSchemaMismatch, diff)
 	}
 	return schema, nil
 }
@@ -329,4 +333,17 @@ func ReadSchema(b []byte) (schema *arrow.Schema, err error) {
 	}
 	defer ir.Release()
 	return ir.Schema(), nil
+}
+
+// ipcHint says what a stream that is not arrowpack looks like, when it
+// begins as an Arrow IPC stream (a continuation marker) or file ("ARROW1")
+// does: such bytes are read with arrow-go's ipc package.
+func ipcHint(head []byte) string {
+	switch {
+	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == 0xFFFFFFFF:
+		return ": this looks like an Arrow IPC stream (read it with ipc.NewReader)"
+	case len(head) >= 6 && string(head[:6]) == "ARROW1":
+		return ": this looks like an Arrow IPC file (read it with ipc.NewFileReader)"
+	}
+	return ""
 }

@@ -240,11 +240,11 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 	// decoded each), IPC batches encoded with the server's options.
 	w, err := codec.NewRawWriter(bw, r.Schema())
 	if err != nil {
-		return statusOf(err, "arrowpack flight: DoPut %s", key)
+		return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 	}
 	enc, err := codec.NewEncoder(r.Schema(), s.opts...)
 	if err != nil {
-		return statusOf(err, "arrowpack flight: DoPut %s", key)
+		return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 	}
 	var buf []byte
 	var rows int64
@@ -254,29 +254,29 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 			// arrow-go allocated the IPC batch; its size is known only now.
 			n := batchBytes(rec)
 			if n > int64(s.maxBlock) {
-				return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s: an IPC batch of %d bytes is over the server's -max-block of %d bytes", key, n, s.maxBlock)
+				return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s: an IPC batch of %d bytes is over the server's -max-block of %d bytes", pathName(key), n, s.maxBlock)
 			}
-			if err := sh.take(2*n, "an IPC batch of DoPut "+key); err != nil {
+			if err := sh.take(2*n, "an IPC batch of DoPut "+pathName(key)); err != nil {
 				return err
 			}
 		}
 		if err := storeBatch(r, w, enc, &buf); err != nil {
-			return statusOf(err, "arrowpack flight: DoPut %s", key)
+			return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 		}
 		rows += rec.NumRows()
 		sh.release()
 	}
 	if err := r.Err(); err != nil {
 		if errors.Is(err, errOverLimit) {
-			return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s sent more than the server's -max-block of %d bytes: %v", key, s.maxBlock, err)
+			return status.Errorf(codes.ResourceExhausted, "arrowpack flight: DoPut %s sent more than the server's -max-block of %d bytes: %v", pathName(key), s.maxBlock, err)
 		}
-		return statusOf(err, "arrowpack flight: DoPut %s", key)
+		return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 	}
 	if err := w.Close(); err != nil {
-		return statusOf(err, "arrowpack flight: DoPut %s", key)
+		return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 	}
 	if err := bw.Flush(); err != nil {
-		return statusOf(err, "arrowpack flight: DoPut %s", key)
+		return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 	}
 	if err := f.Commit(); err != nil {
 		return s.putError(key, err)
@@ -291,12 +291,12 @@ func (s *Server) DoPut(stream aflight.FlightService_DoPutServer) (err error) {
 // file.
 func (s *Server) putError(key string, err error) error {
 	if errors.Is(err, durable.ErrExists) {
-		return status.Errorf(codes.AlreadyExists, "arrowpack flight: DoPut %s: a stream is stored under this path; ask to replace it (request header %s: true, arrowpack put -f)", key, ReplaceKey)
+		return status.Errorf(codes.AlreadyExists, "arrowpack flight: DoPut %s: a stream is stored under this path; ask to replace it (request header %s: true, arrowpack put -f)", pathName(key), ReplaceKey)
 	}
 	if st, serr := os.Lstat(filepath.Join(s.dir, key+fileExt)); serr == nil && !st.Mode().IsRegular() {
-		return status.Errorf(codes.FailedPrecondition, "arrowpack flight: DoPut %s: the store holds a %s under this path, not a stream file; the server replaces only the regular files it wrote", key, st.Mode().Type())
+		return status.Errorf(codes.FailedPrecondition, "arrowpack flight: DoPut %s: the store holds a %s under this path, not a stream file; the server replaces only the regular files it wrote", pathName(key), st.Mode().Type())
 	}
-	return statusOf(err, "arrowpack flight: DoPut %s", key)
+	return statusOf(err, "arrowpack flight: DoPut %s", pathName(key))
 }
 
 // openFile opens the stored file of key, which must be a regular file (a
@@ -305,19 +305,19 @@ func (s *Server) openFile(key string) (*os.File, os.FileInfo, error) {
 	f, err := openNoFollow(filepath.Join(s.dir, key+fileExt))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, status.Errorf(codes.NotFound, "arrowpack flight: no stream stored under %s", key)
+		return nil, nil, status.Errorf(codes.NotFound, "arrowpack flight: no stream stored under %s", pathName(key))
 	case err != nil && isSymlinkErr(err):
-		return nil, nil, status.Errorf(codes.FailedPrecondition, "arrowpack flight: %s is a symbolic link in the store; the server serves only the regular files it wrote", key)
+		return nil, nil, status.Errorf(codes.FailedPrecondition, "arrowpack flight: %s is a symbolic link in the store; the server serves only the regular files it wrote", pathName(key))
 	case err != nil:
-		return nil, nil, statusOf(err, "arrowpack flight: %s", key)
+		return nil, nil, statusOf(err, "arrowpack flight: %s", pathName(key))
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
-		err = status.Errorf(codes.FailedPrecondition, "arrowpack flight: %s is not a regular file (%s); the server serves only the regular files it wrote", key, st.Mode().Type())
+		err = status.Errorf(codes.FailedPrecondition, "arrowpack flight: %s is not a regular file (%s); the server serves only the regular files it wrote", pathName(key), st.Mode().Type())
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, statusOf(err, "arrowpack flight: %s", key)
+		return nil, nil, statusOf(err, "arrowpack flight: %s", pathName(key))
 	}
 	return f, st, nil
 }
@@ -344,10 +344,10 @@ func (s *Server) damaged(key string, err error) error {
 		return err // the budget's, say
 	}
 	if !errors.Is(err, codec.ErrCorrupt) && !errors.Is(err, codec.ErrSchemaMismatch) && !errors.Is(err, codec.ErrUnsupported) {
-		return statusOf(err, "arrowpack flight: reading stored stream %s", key) // an I/O error
+		return statusOf(err, "arrowpack flight: reading stored stream %s", pathName(key)) // an I/O error
 	}
-	s.log.Printf("arrowpack flight: stored stream %s is damaged: %v", key, err)
-	return status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s is damaged: it is not a readable arrowpack stream (the server log says why)", key)
+	s.log.Printf("arrowpack flight: stored stream %s is damaged (file %s): %v", pathName(key), key+fileExt, err)
+	return status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s is damaged: it is not a readable arrowpack stream (the server log says why)", pathName(key))
 }
 
 // blockCost is what a block read from the store holds while it is served:
@@ -401,19 +401,20 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	}
 	sh := &share{b: s.budget}
 	defer sh.release()
+	what := "DoGet " + pathName(key)
 	charge := func(info codec.BlockInfo, decoded bool) error {
 		sh.release()
 		cost := int64(info.Size)
 		if decoded {
 			cost = blockCost(info)
 		}
-		return sh.take(cost, "DoGet "+key)
+		return sh.take(cost, what)
 	}
 	if err := sendStored(stream, rr, m, ap, comp, set, s.opts, charge); err != nil {
 		if errors.Is(err, errStored) {
 			return s.damaged(key, fmt.Errorf("file %s: %w", f.Name(), err))
 		}
-		return statusOf(err, "arrowpack flight: DoGet %s", key)
+		return statusOf(err, "arrowpack flight: DoGet %s", pathName(key))
 	}
 	return nil
 }
@@ -444,8 +445,9 @@ func (s *Server) describe(key string) (streamStats, error) {
 		e.schema = r.Schema()
 		sh := &share{b: s.budget}
 		defer sh.release()
+		what := "reading stored stream " + pathName(key)
 		for r.Next() {
-			if err := sh.take(blockCost(r.BlockInfo()), "reading stored stream "+key); err != nil {
+			if err := sh.take(blockCost(r.BlockInfo()), what); err != nil {
 				return streamStats{}, err
 			}
 			e.rows += r.RecordBatch().NumRows()
@@ -454,7 +456,7 @@ func (s *Server) describe(key string) (streamStats, error) {
 		e.err = r.Err()
 	}
 	if e.err != nil && !errors.Is(e.err, codec.ErrCorrupt) && !errors.Is(e.err, codec.ErrSchemaMismatch) && !errors.Is(e.err, codec.ErrUnsupported) {
-		return streamStats{}, statusOf(e.err, "arrowpack flight: reading stored stream %s", key) // I/O: not cached
+		return streamStats{}, statusOf(e.err, "arrowpack flight: reading stored stream %s", pathName(key)) // I/O: not cached
 	}
 	s.stats.put(key, e)
 	if e.err != nil {
@@ -543,7 +545,7 @@ func (s *Server) ListFlights(c *aflight.Criteria, stream aflight.FlightService_L
 		case codes.DataLoss:
 			continue // damaged: logged with the reason
 		case codes.FailedPrecondition:
-			s.log.Printf("arrowpack flight: ListFlights leaves out %s: %v", key, err)
+			s.log.Printf("arrowpack flight: ListFlights leaves out %s: %v", pathName(key), err)
 			continue
 		default:
 			return err

@@ -54,6 +54,17 @@ func keyOf(path []string) (string, error) {
 	return b.String(), nil
 }
 
+// pathName returns the path a key stands for, its elements joined by "/":
+// what the user gave, for messages, rather than the store's escaped file
+// name. A key no path makes is returned as it is.
+func pathName(key string) string {
+	p, err := pathOf(key)
+	if err != nil {
+		return key
+	}
+	return strings.Join(p, "/")
+}
+
 // pathOf returns the descriptor path of a key, and an error for a string
 // that keyOf cannot have made (so that a ticket never names a file outside
 // the directory or one the server did not write).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -14,36 +15,42 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
-const benchUsage = "arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST] [-concurrency N] [-shapes LIST]"
+const benchUsage = "arrowpack bench [-input FILE|DIR [FILE...]] [-svg FILE] [-json] [-benchtime D] [-runs N] [-compression LIST] [-concurrency N] [-shapes LIST]"
 
 const benchAbout = `Measures arrowpack against arrow-go's Arrow IPC on the same record batches,
-side by side: encode and decode, uncompressed, with LZ4 and with zstd, and
-prints per case the time per block (one block = one batch), the throughput
-in GB/s of uncompressed arrowpack block, the bytes per block, the
-allocations per block and the ratio arrowpack / IPC. IPC writes each batch
-as a stream of its own (schema, batch, end marker) and reads it back, as a
-shuffle using IPC per block does. -compression minlz measures arrowpack's
-MinLZ against IPC's LZ4, as IPC has no MinLZ: its rows are labelled
-minlz/lz4.
+side by side: encode and decode, uncompressed and compressed, and prints
+per case the time per block (one block = one batch), the throughput in GB/s
+of uncompressed arrowpack block, the bytes per block, the allocations per
+block and the ratios arrowpack / IPC. IPC writes each batch as a stream of
+its own (schema, batch, end marker) and reads it back, as a shuffle using
+IPC per block does.
+
+Each timing runs -runs times, the four timings of a case in turns, every
+run the same number of blocks; times are the median of the runs with
+[fastest-slowest], ratios the median of the ratios within each run with
+their range. Each row names the IPC codec it is compared with: the same
+one, or for the codecs IPC lacks its nearest: lz4 for minlz, zstd for
+light. The geometric means at the end are taken per pair of codecs.
 
 By default it measures built-in, deterministic batches (TPC-H lineitem-like
-first); -input measures the batches of an Arrow IPC file or stream or a
-Parquet file instead (at most -max-batches of them, 256 MiB at most).
+first); -input measures the batches of Arrow IPC or Parquet files instead
+(at most -max-batches of each, 256 MiB at most): a file, a directory (its
+.parquet, .arrow, .arrows, .ipc, .feather and .apk files; one it cannot
+read is noted and skipped), more files after it (-input DIR/*.parquet),
+with a summary row of each ratio's geometric mean over the files.
 `
-
-// minlzLabel names the rows of arrowpack's MinLZ, measured against IPC's
-// LZ4 since IPC has no MinLZ.
-const minlzLabel = "minlz/lz4"
-
-// minlzNote explains minlzLabel where the results are shown.
-const minlzNote = "minlz/lz4: arrowpack with MinLZ against IPC with LZ4 (IPC has no MinLZ)"
 
 // inputBudget bounds the bytes of an -input file read for a measurement.
 const inputBudget = 256 << 20
+
+// inputExts are the file name extensions bench -input takes from a
+// directory.
+var inputExts = []string{".parquet", ".arrow", ".arrows", ".ipc", ".feather", ".apk"}
 
 type benchOptions struct {
 	input       string
@@ -63,16 +70,16 @@ type benchOptions struct {
 func benchFlags() (*flag.FlagSet, *benchOptions) {
 	o := &benchOptions{}
 	fs := newFlagSet("bench")
-	fs.StringVar(&o.input, "input", "", "measure the batches of this Arrow IPC or Parquet `file` instead of the built-in ones")
+	fs.StringVar(&o.input, "input", "", "measure the batches of this Arrow IPC or Parquet `file` (or of the files of a directory; more files may follow) instead of the built-in ones")
 	fs.StringVar(&o.svg, "svg", "", "write a bar chart of the throughputs to this SVG `file`")
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON instead of a table")
 	fs.StringVar(&o.benchtime, "benchtime", measure.DefaultBenchTime.String(), "run each timing for `d` (200ms, 1s) or for N blocks (100x), -runs times")
-	fs.IntVar(&o.runs, "runs", measure.DefaultRuns, "run each timing `n` times, taking turns, and keep the fastest")
+	fs.IntVar(&o.runs, "runs", measure.DefaultRuns, "run each timing `n` times, taking turns; results are the median with [min-max]")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "let one compressed block use `n` goroutines, in arrowpack (WithConcurrency) and IPC (WithCompressConcurrency) alike")
-	fs.StringVar(&o.compression, "compression", "none,lz4,zstd", "comma-separated compressions to measure: none, lz4, zstd, minlz (against IPC's lz4: IPC has no MinLZ)")
+	fs.StringVar(&o.compression, "compression", "none,lz4,zstd", "comma-separated compressions to measure: none, lz4, zstd, minlz (against IPC's lz4), light (against IPC's zstd)")
 	fs.StringVar(&o.shapes, "shapes", "", "comma-separated built-in shapes to measure (default all: "+strings.Join(shapeNames(), ", ")+")")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "rows per batch read from a Parquet -input")
-	fs.IntVar(&o.maxBatches, "max-batches", 64, "measure at most `n` batches of an -input file")
+	fs.IntVar(&o.maxBatches, "max-batches", 64, "measure at most `n` batches of each -input file")
 	fs.BoolVar(&o.quiet, "q", false, "show no progress on stderr")
 	fs.BoolVar(&o.coalesce, "coalesce", false, "measure coalescing small batches (AppendBatches, a Writer with WithBlockRows) instead")
 	return fs, o
@@ -93,15 +100,25 @@ type benchReport struct {
 	BenchTime string          `json:"benchtime"`
 	Runs      int             `json:"runs"`
 	// Concurrency is the goroutines one compressed block may use.
-	Concurrency int    `json:"concurrency"`
-	Input       string `json:"input,omitempty"`
-	// Notes explain the results' labels (minlz/lz4).
-	Notes   []string         `json:"notes,omitempty"`
-	Seconds float64          `json:"seconds"`
-	Results []measure.Result `json:"results"`
+	Concurrency int `json:"concurrency"`
+	// Input is the -input argument; Inputs every file measured.
+	Input  string   `json:"input,omitempty"`
+	Inputs []string `json:"inputs,omitempty"`
+	// Notes explain the results' labels (what minlz and light are compared
+	// with) and name the files skipped.
+	Notes []string `json:"notes,omitempty"`
+	// Seconds is how long the measurement took, EstimatedSeconds what it
+	// was estimated to take before it started (0 for -benchtime Nx).
+	Seconds          float64          `json:"seconds"`
+	EstimatedSeconds float64          `json:"estimated_seconds,omitempty"`
+	Results          []measure.Result `json:"results"`
+	// Summary holds, per pair of codecs, the geometric means of the
+	// ratios over the cases.
+	Summary []benchSummary `json:"summary"`
 }
 
-// benchCase is a set of batches to measure under one name.
+// benchCase is a set of batches to measure under one name. load returns
+// them, release gives them back.
 type benchCase struct {
 	name string
 	load func() ([]arrow.RecordBatch, error)
@@ -113,8 +130,8 @@ func runBench(e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return usagef("unexpected argument %q", pos[0])
+	if len(pos) != 0 && o.input == "" {
+		return usagef("unexpected argument %q (more files go after -input FILE)", pos[0])
 	}
 	opts, err := measure.ParseBenchTime(o.benchtime)
 	if err != nil {
@@ -140,7 +157,19 @@ func runBench(e *env, args []string) (err error) {
 	if o.input != "" && o.shapes != "" {
 		return usagef("-input and -shapes do not go together")
 	}
-	cases, err := benchCases(o, e.stdin)
+	var inputs []string
+	if o.input != "" {
+		inputs = append([]string{o.input}, pos...)
+	}
+	rep := &benchReport{
+		Machine:     measure.ThisMachine(),
+		ArrowGo:     arrowGoVersion(),
+		BenchTime:   opts.String(),
+		Runs:        opts.Runs,
+		Concurrency: opts.Concurrency,
+		Input:       strings.Join(inputs, " "),
+	}
+	cases, err := benchCases(o, inputs, e.stdin, rep)
 	if err != nil {
 		return err
 	}
@@ -153,6 +182,8 @@ func runBench(e *env, args []string) (err error) {
 		}
 		defer svgFile.Abort() // a no-op once committed
 	}
+	rep.Notes = append(rep.Notes, codecNotes(comps)...)
+	rep.EstimatedSeconds = estimateSeconds(len(cases)*len(comps), opts)
 
 	if !o.quiet {
 		// Say at once what is coming: the default run takes a while.
@@ -160,72 +191,71 @@ func runBench(e *env, args []string) (err error) {
 		if o.shapes != "" {
 			what = "shapes " + o.shapes
 		}
-		if o.input != "" {
-			what = "the batches of " + o.input
+		if len(inputs) > 0 {
+			what = plural(len(cases), "file", "files")
+			if len(cases) == 1 {
+				what = cases[0].name
+			}
 		}
 		est := ""
-		if opts.Iterations == 0 {
-			bt := opts.BenchTime
-			if bt == 0 {
-				bt = measure.DefaultBenchTime
-			}
-			// Four timings a case and compression, each run opts.Runs
-			// times, and some setup.
-			est = fmt.Sprintf(", about %.0f s", math.Ceil(float64(len(cases)*len(comps)*4*opts.Runs)*bt.Seconds()*1.3))
+		if rep.EstimatedSeconds > 0 {
+			est = fmt.Sprintf(", about %.0f s on an idle machine", math.Ceil(rep.EstimatedSeconds))
 		}
-		fmt.Fprintf(e.stderr, "bench: measuring arrowpack and Arrow IPC on %s, %s (%s each, fastest of %s%s; -q for quiet)\n",
+		fmt.Fprintf(e.stderr, "bench: measuring arrowpack and Arrow IPC on %s, %s (%s each, median of %s%s; -q for quiet)\n",
 			what, o.compression, opts.String(), plural(opts.Runs, "run", "runs"), est)
 	}
 	start := time.Now()
-	rep := &benchReport{
-		Machine:     measure.ThisMachine(),
-		ArrowGo:     arrowGoVersion(),
-		BenchTime:   opts.String(),
-		Runs:        opts.Runs,
-		Concurrency: opts.Concurrency,
-		Input:       o.input,
-	}
-	if slices.Contains(comps, codec.MinLZ) {
-		rep.Notes = append(rep.Notes, minlzNote)
-	}
-	prog := &benchProgress{e: e, quiet: o.quiet, total: len(cases) * len(comps)}
-	// Every case's batches stay in memory for the whole run, as in the
-	// codec package's benchmarks: with the live heap of one small batch
-	// only, the garbage collector would run so often that it, not the
-	// codecs, would dominate the allocation-heavy timings (IPC's most).
-	loaded := make([][]arrow.RecordBatch, len(cases))
+	prog := &benchProgress{e: e, quiet: o.quiet, total: len(cases) * len(comps), start: start, now: time.Now}
+	// Every built-in case's batches stay in memory for the whole run, as
+	// in the codec package's benchmarks: with the live heap of one small
+	// batch only, the garbage collector would run so often that it, not
+	// the codecs, would dominate the allocation-heavy timings (IPC's most).
+	// Input files are loaded one at a time, each released once measured.
+	var held [][]arrow.RecordBatch
 	defer func() {
-		for _, recs := range loaded {
-			for _, r := range recs {
-				r.Release()
-			}
+		for _, recs := range held {
+			batches.Release(recs)
 		}
 	}()
-	for i, bc := range cases {
-		prog.show(bc.name, "preparing")
-		if loaded[i], err = bc.load(); err != nil {
-			prog.clear()
-			return err
-		}
-	}
-	for i, bc := range cases {
-		for _, c := range comps {
-			prog.step(bc.name, c)
-			res, err := measure.Measure(bc.name, loaded[i], c, opts)
-			if err != nil {
+	loaded := make([][]arrow.RecordBatch, len(cases))
+	if len(inputs) == 0 {
+		for i, bc := range cases {
+			prog.show(bc.name, "preparing")
+			if loaded[i], err = bc.load(); err != nil {
 				prog.clear()
 				return err
 			}
-			if c == codec.MinLZ {
-				// IPC has no MinLZ: measure puts IPC's LZ4 against it,
-				// and the row says so.
-				res.Compression = minlzLabel
+			held = append(held, loaded[i])
+		}
+	}
+	for i, bc := range cases {
+		recs := loaded[i]
+		if recs == nil {
+			prog.show(bc.name, "reading")
+			if recs, err = bc.load(); err != nil {
+				prog.clear()
+				return err
+			}
+		}
+		for _, c := range comps {
+			prog.step(bc.name, c)
+			res, err := measure.Measure(bc.name, recs, c, opts)
+			if err != nil {
+				prog.clear()
+				if loaded[i] == nil {
+					batches.Release(recs)
+				}
+				return err
 			}
 			rep.Results = append(rep.Results, res)
+		}
+		if loaded[i] == nil {
+			batches.Release(recs)
 		}
 	}
 	prog.clear()
 	rep.Seconds = math.Round(time.Since(start).Seconds()*10) / 10
+	rep.Summary = benchSummaries(rep.Results)
 
 	if o.json {
 		if err := printJSON(e.stdout, rep); err != nil {
@@ -248,21 +278,53 @@ func runBench(e *env, args []string) (err error) {
 	return nil
 }
 
-// benchCases returns the cases to measure: the batches of the -input file,
-// or the built-in shapes named by -shapes (all by default).
-func benchCases(o *benchOptions, stdin io.Reader) ([]benchCase, error) {
-	if o.input != "" {
-		// Read the file now: a bad file fails before the run starts, and
-		// standard input can be read only once.
-		recs, err := readBatches(o.input, stdin, o.batchRows, o.maxBatches)
-		if err != nil {
-			return nil, err
+// codecNotes explains the rows of the compressions that IPC lacks, which
+// are measured against another IPC codec.
+func codecNotes(comps []codec.Compression) []string {
+	var notes []string
+	for _, c := range comps {
+		switch ipcC := measure.IPCCompression(c); {
+		case ipcC == c:
+		case c == codec.MinLZ:
+			notes = append(notes, "minlz rows: arrowpack with MinLZ against IPC with lz4 (IPC has no MinLZ; lz4 is its fastest)")
+		case c == codec.Light:
+			notes = append(notes, "light rows: arrowpack with Light against IPC with zstd (IPC has no lightweight encodings; zstd is its smallest)")
+		default:
+			notes = append(notes, fmt.Sprintf("%s rows: against IPC with %s", c, ipcC))
 		}
-		name := filepath.Base(o.input)
-		if o.input == "-" {
-			name = "stdin"
-		}
-		return []benchCase{{name: name, load: func() ([]arrow.RecordBatch, error) { return recs, nil }}}, nil
+	}
+	return notes
+}
+
+// estimateSeconds estimates how long timings (a case with a compression
+// each, four timings apiece) take with opts, or 0 for a count of blocks
+// (-benchtime Nx), whose duration is not known ahead. Each timing's first
+// run grows its count of blocks until a run lasts the benchtime (about 0.4
+// of it beyond the run that counts), and each run lasts about 1.2 times the
+// benchtime, the count being aimed a fifth above it; checking the round
+// trips, the collections before each run and reading the inputs add
+// about a tenth.
+func estimateSeconds(timings int, opts measure.Options) float64 {
+	if opts.Iterations > 0 {
+		return 0
+	}
+	bt := opts.BenchTime
+	if bt <= 0 {
+		bt = measure.DefaultBenchTime
+	}
+	runs := opts.Runs
+	if runs <= 0 {
+		runs = measure.DefaultRuns
+	}
+	return float64(timings*4) * bt.Seconds() * (1.2*float64(runs) + 0.4) * 1.1
+}
+
+// benchCases returns the cases to measure: the batches of the -input files
+// (a directory's files in name order, noted in rep.Notes when they cannot
+// be read), or the built-in shapes named by -shapes (all by default).
+func benchCases(o *benchOptions, inputs []string, stdin io.Reader, rep *benchReport) ([]benchCase, error) {
+	if len(inputs) > 0 {
+		return inputCases(o, inputs, stdin, rep)
 	}
 	shapes := randbatch.BenchShapes()
 	if o.shapes != "" {
@@ -284,6 +346,101 @@ func benchCases(o *benchOptions, stdin io.Reader) ([]benchCase, error) {
 		}})
 	}
 	return cases, nil
+}
+
+// inputCases returns a case per input file: each file named is opened now,
+// so that a bad one fails before the run starts (standard input is read
+// now, as it can be read only once); a directory gives its files with
+// inputExts, those that cannot be opened noted and skipped.
+func inputCases(o *benchOptions, inputs []string, stdin io.Reader, rep *benchReport) ([]benchCase, error) {
+	var files []string
+	checked := map[string]bool{}
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if in == "-" || err != nil || !st.IsDir() {
+			files = append(files, in)
+			continue
+		}
+		entries, err := os.ReadDir(in)
+		if err != nil {
+			return nil, err
+		}
+		for _, ent := range entries {
+			if ent.Type().IsRegular() && slices.Contains(inputExts, strings.ToLower(filepath.Ext(ent.Name()))) {
+				path := filepath.Join(in, ent.Name())
+				if err := checkInput(path, o.batchRows); err != nil {
+					rep.Notes = append(rep.Notes, "skipped "+oneLine(err.Error()))
+					continue
+				}
+				files = append(files, path)
+				checked[path] = true
+			}
+		}
+	}
+	names := caseNames(files)
+	var cases []benchCase
+	for i, path := range files {
+		if path == "-" {
+			recs, err := readBatches(path, stdin, o.batchRows, o.maxBatches)
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, benchCase{name: names[i], load: func() ([]arrow.RecordBatch, error) {
+				out := recs
+				recs = nil // the caller releases them; a second load has none
+				return out, nil
+			}})
+			continue
+		}
+		if !checked[path] {
+			if err := checkInput(path, o.batchRows); err != nil {
+				return nil, err
+			}
+		}
+		cases = append(cases, benchCase{name: names[i], load: func() ([]arrow.RecordBatch, error) {
+			return readBatches(path, nil, o.batchRows, o.maxBatches)
+		}})
+		rep.Inputs = append(rep.Inputs, path)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s holds no file bench can read (%s)", strings.Join(inputs, ", "), strings.Join(inputExts, ", "))
+	}
+	return cases, nil
+}
+
+// checkInput opens the file at path as an input and reads its first
+// batch, to fail early on one that is not an input at all.
+func checkInput(path string, batchRows int) error {
+	in, err := openInput(path, nil, batchRows)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer in.Close()
+	if !in.Next() && in.Err() != nil {
+		return in.Err()
+	}
+	return nil
+}
+
+// caseNames names the cases of files by their base names ("stdin" for
+// -), or by their paths where two files share a base name.
+func caseNames(files []string) []string {
+	names := make([]string, len(files))
+	count := map[string]int{}
+	for _, f := range files {
+		count[filepath.Base(f)]++
+	}
+	for i, f := range files {
+		switch {
+		case f == "-":
+			names[i] = "stdin"
+		case count[filepath.Base(f)] > 1:
+			names[i] = f
+		default:
+			names[i] = filepath.Base(f)
+		}
+	}
+	return names
 }
 
 // readBatches reads the first batches of the file at path ("-" for
@@ -328,135 +485,6 @@ func arrowGoVersion() string {
 		}
 	}
 	return "v18"
-}
-
-// benchProgress tells on stderr which case is being measured: on a
-// terminal in one line redrawn, elsewhere a line per case.
-type benchProgress struct {
-	e     *env
-	quiet bool
-	total int
-	n     int
-	drawn bool
-}
-
-func (p *benchProgress) step(name string, c codec.Compression) {
-	p.n++
-	p.show(name, c.String())
-}
-
-func (p *benchProgress) show(name, what string) {
-	if p.quiet {
-		return
-	}
-	if p.e.tty {
-		fmt.Fprintf(p.e.stderr, "\rbench [%d/%d] %s %s\x1b[K", min(p.n, p.total), p.total, name, what)
-		p.drawn = true
-		return
-	}
-	if what != "preparing" {
-		fmt.Fprintf(p.e.stderr, "bench [%d/%d] %s %s\n", p.n, p.total, name, what)
-	}
-}
-
-func (p *benchProgress) clear() {
-	if p.drawn {
-		fmt.Fprint(p.e.stderr, "\r\x1b[K")
-		p.drawn = false
-	}
-}
-
-// printBenchTable prints the results as two tables, encode and decode.
-func printBenchTable(w io.Writer, rep *benchReport) {
-	fmt.Fprintf(w, "arrowpack vs Arrow IPC (arrow-go %s); one block = one record batch\n", rep.ArrowGo)
-	fmt.Fprintf(w, "machine: %s\n", rep.Machine)
-	if rep.Input != "" {
-		fmt.Fprintf(w, "input: %s\n", rep.Input)
-	}
-	fmt.Fprintf(w, "each timing: the fastest of %s of %s; GB/s counts uncompressed arrowpack block bytes;\n", plural(rep.Runs, "run", "runs"), rep.BenchTime)
-	if rep.Concurrency > 1 {
-		fmt.Fprintf(w, "compressed blocks use up to %d goroutines each, in both formats\n", rep.Concurrency)
-	}
-	fmt.Fprintln(w, "ratio = arrowpack / IPC (below 1: arrowpack faster or smaller)")
-	for _, n := range rep.Notes {
-		fmt.Fprintln(w, n)
-	}
-
-	shapeW, codecW := len("shape"), len("codec")
-	for _, r := range rep.Results {
-		shapeW = max(shapeW, len(r.Shape))
-		codecW = max(codecW, len(r.Compression))
-	}
-	const group = "%11s %7s %10s %7s"
-	groupW := len(fmt.Sprintf(group, "", "", "", ""))
-	center := func(s string) string {
-		pad := max(groupW-len(s), 0)
-		return strings.Repeat(" ", pad/2) + s + strings.Repeat(" ", pad-pad/2)
-	}
-	side := func(f measure.Format, op measure.Op) string {
-		if !f.OK() {
-			return center("failed (see below)")
-		}
-		return fmt.Sprintf(group, fmt.Sprintf("%.0f", op.NsPerBlock), fmt.Sprintf("%.2f", op.GBPerSec),
-			fmt.Sprint(f.Bytes), fmt.Sprintf("%.0f", op.AllocsPerBlock))
-	}
-	ratio := func(x float64) string {
-		if x == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", x)
-	}
-	for _, dir := range []string{"ENCODE", "DECODE"} {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%-*s %-*s  %s   %s   %s\n", shapeW, dir, codecW, "", center("arrowpack"), center("IPC"), "   ratio")
-		fmt.Fprintf(w, "%-*s %-*s  "+group+"   "+group+"   %6s %6s\n", shapeW, "shape", codecW, "codec",
-			"ns/block", "GB/s", "bytes", "allocs", "ns/block", "GB/s", "bytes", "allocs", "time", "size")
-		for _, r := range rep.Results {
-			ap, ipcOp, t := r.Arrowpack.Encode, r.IPC.Encode, r.EncodeRatio
-			if dir == "DECODE" {
-				ap, ipcOp, t = r.Arrowpack.Decode, r.IPC.Decode, r.DecodeRatio
-			}
-			fmt.Fprintf(w, "%-*s %-*s  %s   %s   %6s %6s\n", shapeW, r.Shape, codecW, r.Compression,
-				side(r.Arrowpack, ap), side(r.IPC, ipcOp), ratio(t), ratio(r.SizeRatio))
-		}
-	}
-
-	enc, dec, size := geomeanRatios(rep.Results)
-	fmt.Fprintln(w)
-	if enc > 0 {
-		fmt.Fprintf(w, "geometric mean of the ratios: encode time %.2f (%.1fx faster), decode time %.2f (%.1fx faster), size %.2f\n",
-			enc, 1/enc, dec, 1/dec, size)
-	}
-	for _, r := range rep.Results {
-		for _, f := range []struct {
-			name string
-			f    measure.Format
-		}{{"arrowpack", r.Arrowpack}, {"IPC", r.IPC}} {
-			if !f.f.OK() {
-				fmt.Fprintf(w, "note: %s failed on %s (%s): %s\n", f.name, r.Shape, r.Compression, oneLine(f.f.Err))
-			}
-		}
-	}
-	fmt.Fprintf(w, "measured in %.1f s\n", rep.Seconds)
-}
-
-// geomeanRatios returns the geometric means of the encode time, decode time
-// and size ratios over the results where both formats were measured, or
-// zeros if there is none.
-func geomeanRatios(results []measure.Result) (enc, dec, size float64) {
-	var n int
-	for _, r := range results {
-		if r.EncodeRatio > 0 && r.DecodeRatio > 0 && r.SizeRatio > 0 {
-			enc += math.Log(r.EncodeRatio)
-			dec += math.Log(r.DecodeRatio)
-			size += math.Log(r.SizeRatio)
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, 0, 0
-	}
-	return math.Exp(enc / float64(n)), math.Exp(dec / float64(n)), math.Exp(size / float64(n))
 }
 
 // recordBytes returns the bytes of the buffers of rec, children and

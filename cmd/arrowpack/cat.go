@@ -7,7 +7,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -24,7 +23,8 @@ object a row, its keys the column names in order. -n stops after N rows
 
 The values print alike in tables and JSON: null as null at any depth;
 binary as its text when it is printable UTF-8, else 0x and its bytes in
-hex; decimals with the digits of their scale (1.00); NaN and infinities as
+hex; characters that would not show as themselves (controls, escape
+sequences, bidi overrides) escaped, as \x1b in tables and \u001b in JSON; decimals with the digits of their scale (1.00); NaN and infinities as
 "NaN", "+Inf", "-Inf"; structs as objects of their fields in schema order
 (a field name that repeats an earlier one in the same struct as
 NAME#INDEX), lists and maps as arrays. JSON strings keep <, > and & as
@@ -71,12 +71,16 @@ var (
 )
 
 // countArgs rewrites the counts head(1) users type, -n3 and (for head)
-// -5, as -n 3 and -n 5.
+// -5, as -n 3 and -n 5; the value of a flag (-n -1) is left as it is.
 func countArgs(name string, args []string) []string {
 	out := make([]string, 0, len(args)+1)
 	for i, a := range args {
 		if a == "--" {
 			return append(out, args[i:]...)
+		}
+		if i > 0 && (args[i-1] == "-n" || args[i-1] == "--n" || args[i-1] == "-width" || args[i-1] == "-batch-rows") {
+			out = append(out, a)
+			continue
 		}
 		if m := attachedN.FindStringSubmatch(a); m != nil {
 			out = append(out, "-n", m[1])
@@ -100,8 +104,11 @@ func catCommand(e *env, name string, args []string) error {
 	if len(pos) == 0 {
 		return usagef("want a file")
 	}
-	if o.n < 0 || (name == "head" && o.n == 0) {
-		return usagef("-n must be above 0")
+	switch {
+	case name == "head" && o.n <= 0:
+		return usagef("-n must be above 0, not %d", o.n)
+	case o.n < 0:
+		return usagef("-n must be 0 (every row) or above, not %d", o.n)
 	}
 	if o.width < 0 || o.batchRows <= 0 {
 		return usagef("-width must be 0 or more and -batch-rows above 0")
@@ -230,7 +237,7 @@ func (t *tablePrinter) printHeld(w io.Writer) error {
 	t.widths = make([]int, len(t.held[0]))
 	for _, row := range t.held {
 		for c, s := range row {
-			t.widths[c] = max(t.widths[c], utf8.RuneCountInString(s))
+			t.widths[c] = max(t.widths[c], displayWidth(s))
 		}
 	}
 	for _, row := range t.held {
@@ -252,7 +259,7 @@ func (t *tablePrinter) printRow(w io.Writer, row []string) error {
 			b.WriteString(strings.Repeat(" ", pad+2))
 		}
 		b.WriteString(s)
-		pad = max(t.widths[c]-utf8.RuneCountInString(s), 0)
+		pad = max(t.widths[c]-displayWidth(s), 0)
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
@@ -269,13 +276,13 @@ func (t *tablePrinter) flush(w io.Writer, schema *arrow.Schema) error {
 	return nil
 }
 
-// cell makes s fit in a table cell: control characters escaped, cut to
-// the width with "…".
+// cell makes s fit in a table cell: every character that does not show as
+// itself escaped (escapeText), cut to the width in terminal columns
+// (displayWidth) with "…".
 func (t *tablePrinter) cell(s string) string {
-	s = strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
-	if t.width > 0 && utf8.RuneCountInString(s) > t.width {
-		r := []rune(s)
-		s = string(r[:max(t.width-1, 0)]) + "…"
+	s = escapeText(s)
+	if t.width > 0 && displayWidth(s) > t.width {
+		s = cutToWidth(s, t.width-1) + "…"
 	}
 	return s
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/arrowpack/arrowpack/codec"
 )
 
-const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
+const convertUsage = "arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression " + compressionChoices + "] [-level N] [-concurrency N] [-row-group-rows N] [-verify] [-salvage] IN OUT"
 
 const convertAbout = `Converts record batches between arrowpack streams, Arrow IPC streams and
 files, and Parquet files. The input's format is detected from its first
@@ -33,7 +33,7 @@ failed or interrupted (SIGINT, SIGTERM) conversion leaves the target as it
 was. -no-sync skips the syncs: faster, but a crash soon after may leave the
 target empty or missing. An existing output is replaced only with -f.
 
--compression compresses the output's blocks (arrowpack: lz4, zstd, minlz),
+-compression compresses the output's blocks (arrowpack: lz4, zstd, minlz, light),
 buffers (IPC: lz4, zstd) or pages (Parquet: LZ4_RAW, ZSTD) and -level sets
 the level. A Parquet output gathers the batches into row groups of
 -row-group-rows rows (the last one smaller), holding a row group in memory
@@ -66,7 +66,7 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 	fs := newFlagSet("convert")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension)")
 	o.out = outputFlags(fs)
-	fs.StringVar(&o.compression, "compression", "none", "compression of the output: none, lz4, zstd or minlz (arrowpack only)")
+	fs.StringVar(&o.compression, "compression", "none", "compression of the output: "+compressionNames+" (minlz and light: arrowpack only)")
 	fs.IntVar(&o.level, "level", 0, "compression `level` (zstd 1..22, lz4 1..9 for high compression; 0 the default)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "goroutines one compressed block may use (arrowpack and IPC output)")
 	fs.BoolVar(&o.verify, "verify", false, "read the output back and compare it with the input, row by row, before it takes the target's place")
@@ -78,6 +78,13 @@ func convertFlags() (*flag.FlagSet, *convertOptions) {
 }
 
 // parseCompression reads a compression's name.
+// compressionChoices are the compressions the command takes, as usage
+// lines write them; compressionNames the same in a sentence.
+const (
+	compressionChoices = "none|lz4|zstd|minlz|light"
+	compressionNames   = "none, lz4, zstd, minlz or light"
+)
+
 func parseCompression(s string) (codec.Compression, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "none", "":
@@ -91,7 +98,7 @@ func parseCompression(s string) (codec.Compression, error) {
 	case "light":
 		return codec.Light, nil
 	}
-	return 0, usagef("unknown compression %q: want none, lz4, zstd, minlz or light", s)
+	return 0, usagef("unknown compression %q: want "+compressionNames, s)
 }
 
 // ipcCompression returns the IPC writer options for c.
@@ -128,7 +135,7 @@ func runConvert(e *env, args []string) error {
 		return usagef("-level %d is out of range: 0 (the default) to 22 for zstd, 9 for lz4", o.level)
 	}
 	if o.level != 0 && comp == codec.None {
-		return usagef("-level %d needs a compression: give -compression lz4, zstd or minlz", o.level)
+		return usagef("-level %d needs a compression: give -compression lz4, zstd, minlz or light", o.level)
 	}
 	if o.rowGroups <= 0 {
 		return usagef("-row-group-rows must be above 0")
@@ -168,6 +175,10 @@ func runConvert(e *env, args []string) error {
 	defer in.Close()
 	show := o.progress || (e.tty && in.size >= progressMinSize)
 	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency, rowGroupRows: o.rowGroups}
+	for _, f := range in.int96 {
+		fmt.Fprintf(e.stderr, "arrowpack convert: warning: field %s holds Parquet INT96 timestamps, which have no time zone: they read as timestamp[ns, tz=UTC] and are written so (%s)\n",
+			escapeText(f), int96Effect(outFormat))
+	}
 	if outFormat == formatParquet {
 		// Say what Parquet will change before anything is written.
 		changes, err := parquetTypeChanges(in.Schema(), wo)
@@ -194,7 +205,13 @@ func runConvert(e *env, args []string) error {
 		// Compare before the output takes the target's place: an unequal
 		// one never replaces anything.
 		in.Close()
-		if verified, err = verify(e, inPath, sf.Name(), outPath, o.batchRows, show); err != nil {
+		var announced *arrow.Schema
+		if outFormat == formatParquet {
+			if announced, err = parquetReadBack(in.Schema(), wo); err != nil {
+				return err
+			}
+		}
+		if verified, err = verify(e, inPath, sf.Name(), outPath, o.batchRows, show, announced); err != nil {
 			return fmt.Errorf("%w; the output is removed, %s", err, targetLeft(outPath))
 		}
 	}
@@ -339,9 +356,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // verify reads the input file and the output file at outPath (named
 // outName in messages) again and compares their schemas (field names, types
 // and nullability) and their rows, whatever the batches they come in
-// (Parquet's row groups need not match the input's batches). It returns the
-// number of rows compared.
-func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (int64, error) {
+// (Parquet's row groups need not match the input's batches). A non-nil
+// announced is the schema the output was announced to read back as (the
+// types Parquet changes, which convert warned of): the output must have it,
+// and a column of a changed type is compared by the text of its values
+// (sameBatch), which the changes keep. It returns the number of rows
+// compared.
+func verify(e *env, inPath, outPath, outName string, batchRows int, show bool, announced *arrow.Schema) (int64, error) {
 	in, err := openInput(inPath, nil, batchRows)
 	if err != nil {
 		return 0, err
@@ -353,8 +374,12 @@ func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (
 	}
 	out.path = outName
 	defer out.Close()
-	if diff := fieldsDiff(in.Schema(), out.Schema()); diff != "" {
-		return 0, fmt.Errorf("verify: %s differs from the input: %s", outName, diff)
+	want, what := in.Schema(), "the input"
+	if announced != nil {
+		want, what = announced, "the input with the announced type changes"
+	}
+	if diff := codec.SchemaDiff(want, out.Schema(), what); diff != "" {
+		return 0, fmt.Errorf("verify: %s differs from %s: %s", outName, what, diff)
 	}
 	bar := newProgressBar(e.stderr, "verify ", show, e.tty)
 	a, b := &rowCursor{in: in}, &rowCursor{in: out}
@@ -387,25 +412,18 @@ func verify(e *env, inPath, outPath, outName string, batchRows int, show bool) (
 	}
 }
 
+// int96Effect says what an INT96 timestamp read as timestamp[ns, tz=UTC]
+// becomes in an output of format f.
+func int96Effect(f format) string {
+	if f == formatParquet {
+		return "an INT64 timestamp adjusted to UTC: readers such as DuckDB see TIMESTAMP WITH TIME ZONE"
+	}
+	return "with the time zone UTC"
+}
+
 // fieldsDiff tells the first difference between the fields of schemas in
 // and out in names, types and nullability (metadata aside), or "" if none.
-func fieldsDiff(in, out *arrow.Schema) string {
-	if in.NumFields() != out.NumFields() {
-		return fmt.Sprintf("it has %s, the input %d", plural(out.NumFields(), "field", "fields"), in.NumFields())
-	}
-	for i := range in.NumFields() {
-		a, b := in.Field(i), out.Field(i)
-		switch {
-		case a.Name != b.Name:
-			return fmt.Sprintf("field %d is %q, in the input %q", i, b.Name, a.Name)
-		case !arrow.TypeEqual(a.Type, b.Type):
-			return fmt.Sprintf("field %s is %s, in the input %s", a.Name, b.Type, a.Type)
-		case a.Nullable != b.Nullable:
-			return fmt.Sprintf("field %s has nullable %v, in the input %v", a.Name, b.Nullable, a.Nullable)
-		}
-	}
-	return ""
-}
+func fieldsDiff(in, out *arrow.Schema) string { return codec.SchemaDiff(in, out, "the input") }
 
 // rowCursor walks the rows of an input across its batches.
 type rowCursor struct {

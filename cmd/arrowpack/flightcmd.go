@@ -70,12 +70,17 @@ func (t *transportOptions) options() []flight.TransportOption {
 	return opts
 }
 
-// descriptorPath splits a PATH argument into descriptor path elements.
+// pathRule is the one rule of the PATH arguments of put and get, as their
+// help states it.
+const pathRule = "a PATH is names separated by single '/', with none before the first or after the last (tables/lineitem)"
+
+// descriptorPath splits a PATH argument into descriptor path elements by
+// pathRule: "/abs", "a//b" and "a/" are refused alike, never changed.
 func descriptorPath(s string) ([]string, error) {
-	path := strings.Split(strings.Trim(s, "/"), "/")
+	path := strings.Split(s, "/")
 	for _, e := range path {
 		if e == "" {
-			return nil, usagef("path %q has an empty element", s)
+			return nil, usagef("path %q has an empty element: %s", s, pathRule)
 		}
 	}
 	return path, nil

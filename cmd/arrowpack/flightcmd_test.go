@@ -208,7 +208,7 @@ func TestPutRefusesToReplace(t *testing.T) {
 func TestPutHelp(t *testing.T) {
 	_, out, _ := runCmd(t, "help", "put")
 	if strings.Contains(out, "-batch-rows input") || !strings.Contains(out, "-batch-rows n") ||
-		strings.Count(out, "zstd|minlz") != 1 || strings.Count(out, "zstd or minlz") != 1 {
+		strings.Count(out, "zstd|minlz|light") != 1 || strings.Count(out, "zstd, minlz or light") != 1 {
 		t.Errorf("help put:\n%s", out)
 	}
 	addr := startFlight(t, nil)

@@ -12,10 +12,10 @@ import (
 	"github.com/arrowpack/arrowpack/flight"
 )
 
-const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression none|lz4|zstd|minlz] PATH OUT"
+const getUsage = "arrowpack get -addr HOST:PORT [-to FORMAT] [-f] [-no-sync] [-ipc] [-compression " + compressionChoices + "] PATH OUT"
 
-const getAbout = `Gets the stream stored under the descriptor path PATH (elements separated
-by '/') from an Arrow Flight server such as 'arrowpack serve' and writes it
+const getAbout = `Gets the stream stored under the descriptor path PATH (names separated by
+single '/', as put takes them) from an Arrow Flight server such as 'arrowpack serve' and writes it
 to OUT in the format -to names (arrowpack, ipc, ipc-file, parquet) or else
 the one OUT's extension stands for, as convert does; a name without an
 extension, and "-" (standard output), get an arrowpack stream.
@@ -41,7 +41,7 @@ type getOptions struct {
 func getFlags() (*flag.FlagSet, *getOptions) {
 	fs, fo := flightFlags("get")
 	o := &getOptions{flightOptions: fo}
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire and of the output: none, lz4, zstd or minlz")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire and of the output: "+compressionNames)
 	fs.BoolVar(&o.ipc, "ipc", false, "ask for Arrow IPC instead of arrowpack blocks")
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension; arrowpack without one)")
 	o.out = outputFlags(fs)

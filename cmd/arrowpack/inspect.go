@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 )
 
 const inspectUsage = "arrowpack inspect [-json] FILE"
@@ -156,7 +157,7 @@ func inspectBlocks(in *input, rep *inspectReport) error {
 				}
 				b.Stored += cc.TotalCompressedSize()
 				b.Raw += cc.TotalUncompressedSize()
-				if name := strings.ToLower(cc.Compression().String()); !slices.Contains(codecs, name) {
+				if name := parquetCodecName(cc.Compression()); !slices.Contains(codecs, name) {
 					codecs = append(codecs, name)
 				}
 			}
@@ -319,10 +320,10 @@ func printSchema(w io.Writer, rep *inspectReport) {
 			null = " not null"
 		}
 		if inline := inlineMetadata(f.Metadata); inline != "" || len(f.Metadata) == 0 {
-			fmt.Fprintf(w, "  %s: %s%s%s\n", f.Name, f.Type, null, inline)
+			fmt.Fprintf(w, "  %s: %s%s%s\n", escapeText(f.Name), escapeText(f.Type), null, inline)
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %s%s\n", f.Name, f.Type, null)
+		fmt.Fprintf(w, "  %s: %s%s\n", escapeText(f.Name), escapeText(f.Type), null)
 		printMetadata(w, "    ", f.Metadata)
 	}
 	printMetadata(w, "  ", rep.Metadata)
@@ -336,7 +337,7 @@ func inlineMetadata(md map[string]string) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(md) {
-		parts = append(parts, k+": "+oneLine(md[k]))
+		parts = append(parts, escapeText(k)+": "+oneLine(md[k]))
 	}
 	s := "  {" + strings.Join(parts, ", ") + "}"
 	if len(s) > 60 {
@@ -362,7 +363,7 @@ func printMetadata(w io.Writer, indent string, md map[string]string) {
 	}
 	fmt.Fprintf(w, "%smetadata:\n", indent)
 	for _, k := range sortedKeys(md) {
-		fmt.Fprintf(w, "%s  %s: %s\n", indent, k, oneLine(md[k]))
+		fmt.Fprintf(w, "%s  %s: %s\n", indent, escapeText(k), oneLine(md[k]))
 	}
 }
 
@@ -371,4 +372,20 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// parquetCodecName names a Parquet column chunk's codec as the rest of the
+// command names compressions: none for UNCOMPRESSED, lz4 for LZ4_RAW (the
+// LZ4 that -compression lz4 writes), lz4-hadoop for the deprecated framed
+// LZ4, the others in lower case (snappy, gzip, zstd, brotli).
+func parquetCodecName(c compress.Compression) string {
+	switch c {
+	case compress.Codecs.Uncompressed:
+		return "none"
+	case compress.Codecs.Lz4Raw:
+		return "lz4"
+	case compress.Codecs.Lz4:
+		return "lz4-hadoop"
+	}
+	return strings.ToLower(c.String())
 }

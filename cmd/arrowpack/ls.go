@@ -82,7 +82,11 @@ func runList(name string) func(e *env, args []string) error {
 			return printJSON(e.stdout, streams)
 		}
 		if len(streams) == 0 {
-			fmt.Fprintf(e.stderr, "no streams stored on %s\n", o.addr)
+			if len(pos) == 1 {
+				fmt.Fprintf(e.stderr, "no stream stored on %s has a path starting with %q\n", o.addr, pos[0])
+			} else {
+				fmt.Fprintf(e.stderr, "no streams stored on %s\n", o.addr)
+			}
 			return nil
 		}
 		return printListed(e.stdout, streams)
@@ -115,7 +119,7 @@ func printListed(w io.Writer, streams []listed) error {
 	}
 	rows := [][3]string{{"PATH", "ROWS", "BYTES"}}
 	for _, s := range streams {
-		rows = append(rows, [3]string{s.Path, count(s.Rows), count(s.Bytes)})
+		rows = append(rows, [3]string{escapeText(s.Path), count(s.Rows), count(s.Bytes)})
 	}
 	var wide [3]int
 	for _, r := range rows {

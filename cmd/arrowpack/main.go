@@ -5,7 +5,7 @@
 // Usage:
 //
 //	arrowpack bench [-input FILE] [-svg FILE] [-json] [-benchtime D] [-compression LIST]
-//	arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz] [-verify] IN OUT
+//	arrowpack convert [-to FORMAT] [-f] [-no-sync] [-compression none|lz4|zstd|minlz|light] [-verify] IN OUT
 //	arrowpack cat [-n N] [-json] FILE...
 //	arrowpack head [-n N] [-json] FILE...
 //	arrowpack inspect [-json] FILE
@@ -263,10 +263,11 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// oneLine folds a message onto one line.
+// oneLine folds a message onto one line, with what it quotes from a file
+// (a column's name, say) escaped where it would not show as itself.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return escapeText(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " "))
 }
 
 // isTerminal reports whether w is a terminal.
@@ -302,9 +303,13 @@ func plural[N int | int64](n N, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// printJSON writes v to w as indented JSON.
+// printJSON writes v to w as indented JSON, what does not show as itself
+// escaped (appendJSONText).
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(appendJSONText(nil, b), '\n'))
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -337,7 +338,7 @@ func TestBenchTable(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("-q, but stderr %q", stderr)
 	}
-	for _, w := range []string{"ENCODE", "DECODE", "ns/block", "GB/s", "allocs", "lineitem-64 lz4", arrowpack.Implementation(), runtime.GOARCH, "geometric mean"} {
+	for _, w := range []string{"ENCODE", "DECODE", "SIZE", "arrowpack µs", "GB/s", "allocs", "vs IPC", arrowpack.Implementation(), runtime.GOARCH, "geometric mean"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the table does not mention %q:\n%s", w, out)
 		}
@@ -364,7 +365,7 @@ func TestBenchInput(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		if rep.Input != tc.path || len(rep.Results) != 1 {
+		if rep.Input != tc.path || len(rep.Inputs) != 1 || rep.Inputs[0] != tc.path || len(rep.Results) != 1 {
 			t.Fatalf("%+v", rep)
 		}
 		r := rep.Results[0]
@@ -703,7 +704,7 @@ func TestBenchMinLZLabel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "lineitem-64 minlz/lz4") || !strings.Contains(out, "IPC with LZ4 (IPC has no MinLZ)") {
+	if !regexp.MustCompile(`(?m)^lineitem-64\s+minlz\s+lz4\s`).MatchString(out) || !strings.Contains(out, "against IPC with lz4 (IPC has no MinLZ") {
 		t.Errorf("the table does not say what minlz is compared with:\n%s", out)
 	}
 	code, out, stderr = runCmd(t, "bench", "-shapes", "lineitem-64", "-compression", "minlz", "-benchtime", "1x", "-runs", "1", "-q", "-json")
@@ -711,7 +712,7 @@ func TestBenchMinLZLabel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
 		t.Fatalf("status %d, %v: %s", code, err, stderr)
 	}
-	if len(rep.Results) != 1 || rep.Results[0].Compression != "minlz/lz4" || len(rep.Notes) != 1 {
+	if len(rep.Results) != 1 || rep.Results[0].Compression != "minlz" || rep.Results[0].IPCCompression != "lz4" || len(rep.Notes) != 1 {
 		t.Errorf("JSON: %+v", rep)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -95,7 +96,7 @@ func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions)
 		if err != nil {
 			return nil, err
 		}
-		return &bufferedParquet{pw}, nil
+		return &bufferedParquet{FileWriter: pw, o: o}, nil
 	}
 	return nil, fmt.Errorf("cannot write a %s", f)
 }
@@ -119,16 +120,90 @@ func newParquetWriter(w io.Writer, schema *arrow.Schema, o writeOptions) (*pqarr
 }
 
 // bufferedParquet gathers batches into row groups of the writer's maximum
-// row group length (WriteBuffered), instead of a row group a batch.
-type bufferedParquet struct{ *pqarrow.FileWriter }
+// row group length (WriteBuffered), instead of a row group a batch. Before
+// the first batch is written it tries the first rows of each column alone
+// (pqarrow refuses some values only once it meets them: dictionaries of
+// nested types, say), so that such a column is named before anything is
+// written; a later batch it refuses is named the same way.
+type bufferedParquet struct {
+	*pqarrow.FileWriter
+	o       writeOptions
+	started bool
+}
 
-func (b *bufferedParquet) Write(rec arrow.RecordBatch) error { return b.WriteBuffered(rec) }
+// parquetProbeRows is how many rows of the first batch each column is
+// tried with before the output is written.
+const parquetProbeRows = 4096
+
+func (b *bufferedParquet) Write(rec arrow.RecordBatch) error {
+	if !b.started {
+		b.started = true
+		probe := rec.NewSlice(0, min(rec.NumRows(), parquetProbeRows))
+		err := b.refusedColumn(probe)
+		probe.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if err := b.WriteBuffered(rec); err != nil {
+		if cerr := b.refusedColumn(rec); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	return nil
+}
+
+// refusedColumn writes each column of rec alone as a Parquet file to
+// nowhere and returns an error naming the first that pqarrow refuses, or
+// nil.
+func (b *bufferedParquet) refusedColumn(rec arrow.RecordBatch) error {
+	for i, f := range rec.Schema().Fields() {
+		schema := arrow.NewSchema([]arrow.Field{f}, nil)
+		col := array.NewRecordBatch(schema, []arrow.Array{rec.Column(i)}, rec.NumRows())
+		err := func() error {
+			defer col.Release()
+			pw, err := newParquetWriter(io.Discard, schema, b.o)
+			if err != nil {
+				return err
+			}
+			if err := pw.Write(col); err != nil {
+				pw.Close()
+				return err
+			}
+			return pw.Close()
+		}()
+		if err != nil {
+			return fmt.Errorf("Parquet output cannot hold column %s (%s): %w", f.Name, f.Type, err)
+		}
+	}
+	return nil
+}
 
 // parquetTypeChanges returns, one a field, the types of schema that a
 // Parquet file written with o gives back as other types (date64 as date32,
 // time32[s] as time32[ms], ...): what pqarrow itself reads back from an
 // empty file of that schema.
 func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) {
+	back, err := parquetReadBack(schema, o)
+	if err != nil {
+		return nil, err
+	}
+	if back.NumFields() != schema.NumFields() {
+		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
+	}
+	var changes []string
+	for i, f := range schema.Fields() {
+		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
+			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
+		}
+	}
+	return changes, nil
+}
+
+// parquetReadBack returns the schema a Parquet file of schema written
+// with o reads back as: what pqarrow reads from an empty file of it.
+func parquetReadBack(schema *arrow.Schema, o writeOptions) (*arrow.Schema, error) {
 	var buf bytes.Buffer
 	pw, err := newParquetWriter(&buf, schema, o)
 	if err != nil {
@@ -150,16 +225,7 @@ func parquetTypeChanges(schema *arrow.Schema, o writeOptions) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading back an empty Parquet file of this schema: %w", err)
 	}
-	if back.NumFields() != schema.NumFields() {
-		return []string{fmt.Sprintf("Parquet gives back %s, not %d", plural(back.NumFields(), "field", "fields"), schema.NumFields())}, nil
-	}
-	var changes []string
-	for i, f := range schema.Fields() {
-		if g := back.Field(i); !arrow.TypeEqual(f.Type, g.Type) {
-			changes = append(changes, fmt.Sprintf("Parquet cannot hold field %s as %s: it will read back as %s", f.Name, f.Type, g.Type))
-		}
-	}
-	return changes, nil
+	return back, nil
 }
 
 // parquetCodec returns the Parquet codec for c.

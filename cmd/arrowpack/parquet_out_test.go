@@ -9,6 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/arrowpack/arrowpack/internal/batches"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
 
 // TestParquetRowGroups: a Parquet output gathers batches into row groups
@@ -70,6 +74,7 @@ func TestParquetTypeChanges(t *testing.T) {
 		{Name: "t", Type: arrow.FixedWidthTypes.Time32s},
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Second}},
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
 	}, nil)
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	defer b.Release()
@@ -77,6 +82,9 @@ func TestParquetTypeChanges(t *testing.T) {
 	b.Field(1).(*array.Time32Builder).Append(3600)
 	b.Field(2).(*array.TimestampBuilder).Append(1700000000)
 	b.Field(3).(*array.Int64Builder).Append(1)
+	lb := b.Field(4).(*array.ListBuilder)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Int64Builder).AppendValues([]int64{7, 8}, nil)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	src := filepath.Join(dir, "types.arrows")
@@ -100,14 +108,78 @@ func TestParquetTypeChanges(t *testing.T) {
 		t.Errorf("a warning for a type Parquet keeps:\n%s", stderr)
 	}
 
+	// -verify compares the values after the announced changes: the
+	// output is equal, and takes the target's place (issue 31 item 8).
 	old := []byte("the old target\n")
 	if err := os.WriteFile(out, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCmd(t, "convert", "-f", "-verify", src, out)
-	if code != 1 || !strings.Contains(stderr, "verify: "+out+" differs from the input: field d is date32, in the input date64") ||
-		!strings.Contains(stderr, "the output is removed, "+out+" is as it was") {
-		t.Errorf("-verify of an unequal output: status %d, stderr:\n%s", code, stderr)
+	code, stdout, stderr := runCmd(t, "convert", "-f", "-verify", src, out)
+	if code != 0 || !strings.Contains(stdout, "verified") {
+		t.Fatalf("-verify of an output with the announced type changes: status %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
-	checkIntact(t, out, old, dir, "types.arrows", "types.parquet")
+	f, back := readAll(t, out)
+	defer batches.Release(back)
+	if f != formatParquet || len(back) != 1 || back[0].Column(0).(*array.Date32).Value(0) != 1 ||
+		back[0].Column(4).(*array.List).ListValues().(*array.Int64).Value(1) != 8 {
+		t.Errorf("the verified output: %v", back)
+	}
+}
+
+// TestParquetRefusedColumnNamed: a column pqarrow refuses only when it
+// meets its values (a dictionary of structs) is named, with its type,
+// before anything is written, and no output is left (issue 31 item 8).
+func TestParquetRefusedColumnNamed(t *testing.T) {
+	dir := t.TempDir()
+	var dt arrow.DataType
+	for _, d := range randbatch.AllTypes() {
+		if strings.HasPrefix(d.String(), "dictionary<values=struct") {
+			dt = d
+		}
+	}
+	if dt == nil {
+		t.Fatal("the generator has no dictionary of structs")
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "ok", Type: arrow.PrimitiveTypes.Int64}, {Name: "dict", Type: dt, Nullable: true}}, nil)
+	rec := randbatch.Batch(memory.NewGoAllocator(), randRand(3), schema, 20, randbatch.Options{})
+	defer rec.Release()
+	src := filepath.Join(dir, "d.arrows")
+	writeIPC(t, src, []arrow.RecordBatch{rec}, false)
+	out := filepath.Join(dir, "d.parquet")
+	code, _, stderr := runCmd(t, "convert", src, out)
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != 1 || !strings.Contains(last, "Parquet output cannot hold column dict (dictionary<values=struct") {
+		t.Errorf("status %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused conversion left %s", out)
+	}
+}
+
+// TestParquetInt96Warned: legacy INT96 timestamps, which have no time
+// zone but read as timestamp[ns, tz=UTC], are named on stderr before a
+// conversion writes them with a time zone (issue 31 item 8).
+func TestParquetInt96Warned(t *testing.T) {
+	dir := t.TempDir()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	b.Field(0).(*array.TimestampBuilder).Append(1700000000000000000)
+	b.Field(1).(*array.Int64Builder).Append(1)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	legacy := filepath.Join(dir, "int96.parquet")
+	writeFile(t, legacy, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true))))
+	plain := filepath.Join(dir, "int64.parquet")
+	writeFile(t, plain, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()))
+	for _, out := range []string{"a.parquet", "a.apk"} {
+		code, _, stderr := runCmd(t, "convert", legacy, filepath.Join(dir, out))
+		if code != 0 || !strings.Contains(stderr, "warning: field ts holds Parquet INT96 timestamps, which have no time zone") {
+			t.Errorf("%s: status %d, stderr %q", out, code, stderr)
+		}
+	}
+	if code, _, stderr := runCmd(t, "convert", plain, filepath.Join(dir, "b.parquet")); code != 0 || strings.Contains(stderr, "INT96") {
+		t.Errorf("a file without INT96: status %d, stderr %q", code, stderr)
+	}
 }

@@ -14,12 +14,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression none|lz4|zstd|minlz] [-batch-rows N] [-block-rows N] FILE PATH"
+const putUsage = "arrowpack put -addr HOST:PORT [-f] [-compression " + compressionChoices + "] [-batch-rows N] [-block-rows N] FILE PATH"
 
 const putAbout = `Puts a file (an arrowpack stream, an Arrow IPC file or stream, or a
 Parquet file) to an Arrow Flight server such as 'arrowpack serve', as
-arrowpack blocks, under the descriptor path PATH (elements separated by
-'/'). "-" reads standard input.
+arrowpack blocks, under the descriptor path PATH: names separated by
+single '/', with none before the first or after the last (tables/lineitem;
+/tables and tables//lineitem are refused). "-" reads standard input.
 
 A stream already stored under PATH is replaced only with -f; without it
 the put is refused and the stored stream stays as it was.
@@ -36,7 +37,7 @@ type putOptions struct {
 func putFlags() (*flag.FlagSet, *putOptions) {
 	fs, fo := flightFlags("put")
 	o := &putOptions{flightOptions: fo}
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire: none, lz4, zstd or minlz")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks on the wire (and so of the stored stream): "+compressionNames)
 	fs.BoolVar(&o.force, "f", false, "replace the stream stored under PATH if there is one")
 	fs.BoolVar(&o.force, "force", false, "same as -f")
 	fs.IntVar(&o.batchRows, "batch-rows", defaultBatchRows, "read a Parquet input `n` rows per batch")

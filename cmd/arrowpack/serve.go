@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -20,11 +21,11 @@ import (
 	"google.golang.org/grpc"
 )
 
-const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression none|lz4|zstd|minlz] [-no-sync] [-no-map] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
+const serveUsage = "arrowpack serve [-addr HOST:PORT] -dir DIR [-compression " + compressionChoices + "] [-no-sync] [-no-map] [-max-block SIZE] [-max-memory SIZE] [-grpc-buffer BYTES] [-grpc-window BYTES]"
 
 const serveAbout = `Runs an Arrow Flight server that stores the streams put to it with DoPut
-under their descriptor path, as arrowpack stream files in DIR (so a restart
-keeps them), and serves them with DoGet, ListFlights, GetFlightInfo and
+under their descriptor path, as arrowpack stream files in DIR (created if
+it does not exist; a restart keeps them), and serves them with DoGet, ListFlights, GetFlightInfo and
 GetSchema: as arrowpack blocks to clients that send the request header
 arrowpack-accept, as Arrow IPC to every other Flight client. It prints the
 address it listens on and stops cleanly on SIGINT or SIGTERM.
@@ -55,7 +56,7 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "`address` to listen on (port 0: one the system chooses)")
 	fs.StringVar(&o.dir, "dir", "", "`directory` the streams are stored in (required)")
-	fs.StringVar(&o.compression, "compression", "lz4", "compression of the stored streams: none, lz4, zstd or minlz")
+	fs.StringVar(&o.compression, "compression", "lz4", "compression of the blocks the server encodes: of streams put as Arrow IPC, and of gets asking for another compression than the stored one (arrowpack puts are stored as sent): "+compressionNames)
 	fs.BoolVar(&o.noSync, "no-sync", false, "acknowledge puts without syncing them to disk (faster; a machine crash may lose recent puts)")
 	fs.BoolVar(&o.noMap, "no-map", false, "read stored files to serve them instead of mapping them into memory")
 	o.maxBlock, o.maxMemory = flight.DefaultMaxBlock, flight.DefaultMaxMemory
@@ -89,6 +90,13 @@ func runServe(e *env, args []string) error {
 	}
 	if err := o.transport.check(); err != nil {
 		return err
+	}
+	created, err := storeDir(o.dir)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(e.stderr, "arrowpack serve: created %s\n", o.dir)
 	}
 	store, err := flight.NewServerWith(o.dir, flight.ServerOptions{
 		Codec:     []codec.Option{codec.WithCompression(comp)},
@@ -126,6 +134,35 @@ func runServe(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, "stopped")
 	return nil
+}
+
+// storeDir makes sure dir is a directory to store streams in, creating it
+// (and its parents) if it does not exist, as servers do, and reports
+// whether it did.
+func storeDir(dir string) (created bool, err error) {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && st.IsDir():
+		return false, nil
+	case err == nil:
+		return false, fmt.Errorf("-dir %s is not a directory", dir)
+	case !errors.Is(err, os.ErrNotExist):
+		return false, fmt.Errorf("-dir %s: %v", dir, unwrapPath(err))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("cannot create the store directory %s: %v", dir, unwrapPath(err))
+	}
+	return true, nil
+}
+
+// unwrapPath returns the reason of a *PathError without its operation and
+// path, which the message gives itself.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // byteSize is a flag of a number of bytes: "65536", "64MiB", "1GiB".

@@ -39,14 +39,21 @@ func (s *syncBuffer) String() string {
 func TestServePutGet(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "store")
-	if code, _, stderr := runCmd(t, "serve", "-dir", store); code != 1 || !strings.Contains(stderr, "store") {
-		t.Fatalf("serve with a missing directory: %d %q", code, stderr)
-	}
-	code, _, stderr := runCmd(t, "serve")
-	checkFailure(t, code, stderr, 2, "-dir is required")
-	if err := mkdir(store); err != nil {
+	// A -dir that is a file is refused in one line, prefixed once; one
+	// that does not exist is created, as servers do (issue 31 item 5).
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	code, _, stderr := runCmd(t, "serve", "-dir", notDir)
+	checkFailure(t, code, stderr, 1, "arrowpack serve: -dir "+notDir+" is not a directory")
+	if strings.Count(stderr, "arrowpack") != 1 {
+		t.Errorf("doubled prefixes: %q", stderr)
+	}
+	code, _, stderr = runCmd(t, "serve", "-dir", filepath.Join(notDir, "sub"))
+	checkFailure(t, code, stderr, 1, "arrowpack serve: -dir "+filepath.Join(notDir, "sub")+": not a directory")
+	code, _, stderr = runCmd(t, "serve")
+	checkFailure(t, code, stderr, 2, "-dir is required")
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-dir", store}, nil, &out, &errOut) }()
@@ -105,8 +112,28 @@ func TestServePutGet(t *testing.T) {
 		checkSameBatches(t, back, recs)
 		batches.Release(back)
 	}
+	if !strings.Contains(errOut.String(), "created "+store) {
+		t.Errorf("serve did not say it created %s: %q", store, errOut.String())
+	}
+	if st, err := os.Stat(store); err != nil || !st.IsDir() {
+		t.Errorf("the store directory: %v", err)
+	}
+	// Messages name the paths the user gave, never the store's file
+	// names; one rule for paths; ls of a prefix that matches nothing says
+	// so (issue 31 item 6).
 	code, _, stderr = runCmd(t, "get", "-addr", addr, "no/such", filepath.Join(dir, "x"))
 	checkFailure(t, code, stderr, 1, "NotFound")
+	checkFailure(t, code, stderr, 1, "no stream stored under no/such")
+	code, _, stderr = runCmd(t, "put", "-addr", addr, in, "tables/lineitem")
+	checkFailure(t, code, stderr, 1, "tables/lineitem is already stored on")
+	for _, bad := range []string{"/tables/x", "tables/x/", "tables//x", "/"} {
+		code, _, stderr = runCmd(t, "put", "-addr", addr, in, bad)
+		checkFailure(t, code, stderr, 2, "has an empty element: a PATH is names separated by single '/'")
+	}
+	code, _, stderr = runCmd(t, "ls", "-addr", addr, "nothing/")
+	if code != 0 || !strings.Contains(stderr, `has a path starting with "nothing/"`) {
+		t.Errorf("ls of a prefix matching nothing: %d %q", code, stderr)
+	}
 	code, _, stderr = runCmd(t, "put", "-addr", addr, filepath.Join(dir, "missing"), "x")
 	checkFailure(t, code, stderr, 1, "missing")
 	code, _, stderr = runCmd(t, "put", in, "x")

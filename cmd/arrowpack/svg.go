@@ -61,6 +61,16 @@ func sectionTitle(c string) string {
 	return c
 }
 
+// sectionLabel titles the section of results measured with arrowpack's
+// codec c, naming IPC's where it is another (light against IPC's zstd).
+func sectionLabel(sec svgSection) string {
+	t := sectionTitle(sec.compression)
+	if ipcC := sec.results[0].IPCCompression; ipcC != sec.compression {
+		t += " (IPC: " + sectionTitle(ipcC) + ")"
+	}
+	return t
+}
+
 // writeSVG draws the throughputs of rep as a bar chart.
 func writeSVG(w io.Writer, rep *benchReport) error {
 	labelW := len("uncompressed")
@@ -83,7 +93,7 @@ func writeSVG(w io.Writer, rep *benchReport) error {
 		sub = "input: " + rep.Input + "; " + sub
 	}
 	fmt.Fprintf(&b, `<text x="16" y="46" fill="#444">%s</text>`+"\n", esc(sub))
-	fmt.Fprintf(&b, `<text x="16" y="63" fill="#444">GB/s of uncompressed arrowpack block bytes; IPC writes and reads one stream per batch; each timing the fastest of %d runs of %s; each section has its own scale</text>`+"\n", rep.Runs, esc(rep.BenchTime))
+	fmt.Fprintf(&b, `<text x="16" y="63" fill="#444">GB/s of uncompressed arrowpack block bytes; IPC writes and reads one stream per batch; each timing the median of %d runs of %s; each section has its own scale</text>`+"\n", rep.Runs, esc(rep.BenchTime))
 	fmt.Fprintf(&b, `<rect x="16" y="76" width="14" height="11" fill="%s"/><text x="35" y="86">arrowpack</text>`+"\n", colArrowpack)
 	fmt.Fprintf(&b, `<rect x="110" y="76" width="14" height="11" fill="%s"/><text x="129" y="86">Arrow IPC</text>`+"\n", colIPC)
 	for p, dir := range []string{"encode", "decode"} {
@@ -92,7 +102,7 @@ func writeSVG(w io.Writer, rep *benchReport) error {
 
 	y := svgHeadH
 	for _, sec := range secs {
-		fmt.Fprintf(&b, `<text x="16" y="%d" font-weight="bold">%s</text>`+"\n", y+18, esc(sectionTitle(sec.compression)))
+		fmt.Fprintf(&b, `<text x="16" y="%d" font-weight="bold">%s</text>`+"\n", y+18, esc(sectionLabel(sec)))
 		fmt.Fprintf(&b, `<line x1="16" x2="%d" y1="%d" y2="%d" stroke="#999" stroke-width="0.8"/>`+"\n", svgWidth-16, y+2, y+2)
 		top := y + svgSectionH
 		for p, dir := range []string{"encode", "decode"} {
@@ -103,10 +113,9 @@ func writeSVG(w io.Writer, rep *benchReport) error {
 		}
 		y = top + len(sec.results)*svgGroupH + svgSectionGap
 	}
-	enc, dec, size := geomeanRatios(rep.Results)
-	if enc > 0 {
-		fmt.Fprintf(&b, `<text x="16" y="%d" fill="#444">geometric mean over the cases, arrowpack / IPC: encode time %.2f, decode time %.2f, size %.2f</text>`+"\n",
-			y+10, enc, dec, size)
+	if s, ok := sameCodec(rep.Results); ok {
+		fmt.Fprintf(&b, `<text x="16" y="%d" fill="#444">geometric mean over the cases measured with the same codec in both formats, arrowpack / IPC: encode time %.2f, decode time %.2f, size %.2f</text>`+"\n",
+			y+10, s.EncodeRatio, s.DecodeRatio, s.SizeRatio)
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,6 +16,9 @@ import (
 //   - null is null, at any depth;
 //   - binary is its text when it is printable UTF-8, else 0x and its bytes
 //     in hex;
+//   - a character that does not show as itself (a control, a bidi
+//     override) is escaped: \x1b in a table, \u001b in JSON (escapeText,
+//     appendJSONText);
 //   - a decimal has as many digits after the point as its scale (1.00);
 //   - a float that JSON cannot hold is the string "NaN", "+Inf" or "-Inf";
 //   - a struct is an object of its fields in schema order, a list or map an
@@ -93,7 +95,7 @@ func appendJSON(b []byte, col arrow.Array, i int) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	return append(b, v...), nil
+	return appendJSONText(b, v), nil
 }
 
 // objectKeys returns the keys of an object of fields: their names, a name
@@ -111,10 +113,11 @@ func objectKeys(fields []arrow.Field) []string {
 	return keys
 }
 
-// appendJSONString appends s as a JSON string, <, > and & as they are.
+// appendJSONString appends s as a JSON string, <, > and & as they are,
+// every character that does not show as itself escaped.
 func appendJSONString(b []byte, s string) []byte {
 	v, _ := marshalNoEscape(s) // a string always marshals
-	return append(b, v...)
+	return appendJSONText(b, v)
 }
 
 // marshalNoEscape is json.Marshal without HTML escaping and without the
@@ -165,9 +168,10 @@ func decimalText(col arrow.Array, i int) (string, bool) {
 }
 
 // binaryText returns a binary value as its text when it is printable
-// UTF-8, else as 0x and its bytes in hex.
+// UTF-8 (every character shows as itself, or is a tab, newline or carriage
+// return), else as 0x and its bytes in hex.
 func binaryText(v []byte) string {
-	if utf8.Valid(v) && !strings.ContainsFunc(string(v), func(r rune) bool { return !unicode.IsPrint(r) && !unicode.IsSpace(r) }) {
+	if utf8.Valid(v) && !strings.ContainsFunc(string(v), func(r rune) bool { return !shows(r) && r != '\t' && r != '\n' && r != '\r' }) {
 		return string(v)
 	}
 	return fmt.Sprintf("0x%x", v)

@@ -44,8 +44,8 @@ import (
 // Options.BenchTime is 0, and DefaultRuns how many runs a timing has when
 // Options.Runs is 0: short enough that the command's default measurement
 // (7 shapes x 3 compressions x 4 timings) ends well within a minute, long
-// enough for stable numbers. The fastest run counts, which keeps the numbers
-// steady on a machine busy with other work.
+// enough for stable numbers. Results are the median of the runs, with
+// their range.
 const (
 	DefaultBenchTime = 50 * time.Millisecond
 	DefaultRuns      = 3
@@ -64,7 +64,8 @@ type Options struct {
 	// instead of for BenchTime, as -benchtime=Nx does.
 	Iterations int
 	// Runs is how many times each timing runs, the four timings of a case
-	// taking turns; the fastest run counts. 0 means DefaultRuns.
+	// taking turns; results are the median of the runs, with the smallest
+	// and largest. 0 means DefaultRuns.
 	Runs int
 	// Concurrency is how many goroutines one compressed block may use, for
 	// both formats: codec.WithConcurrency and ipc.WithCompressConcurrency.
@@ -118,16 +119,23 @@ func cutSuffix(s, suffix string) (string, bool) {
 
 // Op is the timing of one operation (encode or decode), per block.
 type Op struct {
-	// NsPerBlock is the mean time per block in nanoseconds.
-	NsPerBlock float64 `json:"ns_per_block"`
+	// NsPerBlock is the time per block in nanoseconds: the median over
+	// the runs of each run's mean. NsMin and NsMax are the fastest and the
+	// slowest run's; NsRuns every run's, in the order they ran.
+	NsPerBlock float64   `json:"ns_per_block"`
+	NsMin      float64   `json:"ns_per_block_min"`
+	NsMax      float64   `json:"ns_per_block_max"`
+	NsRuns     []float64 `json:"ns_per_block_runs,omitempty"`
 	// GBPerSec is Result.RawBytes per NsPerBlock: gigabytes (1e9 bytes) of
 	// uncompressed arrowpack block per second.
 	GBPerSec float64 `json:"gb_per_s"`
-	// AllocsPerBlock is the mean number of heap allocations per block.
+	// AllocsPerBlock is the number of heap allocations per block (the
+	// median over the runs).
 	AllocsPerBlock float64 `json:"allocs_per_block"`
-	// AllocBytesPerBlock is the mean number of bytes allocated per block.
+	// AllocBytesPerBlock is the bytes allocated per block (the median over
+	// the runs).
 	AllocBytesPerBlock float64 `json:"alloc_bytes_per_block"`
-	// Blocks is how many blocks the run that counts (the fastest) ran.
+	// Blocks is how many blocks each run ran.
 	Blocks int `json:"blocks"`
 }
 
@@ -153,8 +161,12 @@ func (f Format) OK() bool { return f.Err == "" }
 type Result struct {
 	// Shape names the case.
 	Shape string `json:"shape"`
-	// Compression is "none", "lz4", "zstd" or "minlz" (IPC: lz4), for both formats.
-	Compression string `json:"compression"`
+	// Compression is arrowpack's: "none", "lz4", "zstd", "minlz" or
+	// "light". IPCCompression is what IPC is measured with against it: the
+	// same codec, or for the codecs IPC lacks its nearest (IPCOptions):
+	// lz4 for minlz, zstd for light.
+	Compression    string `json:"compression"`
+	IPCCompression string `json:"ipc_compression"`
 	// Batches is the number of distinct batches the timings cycle through.
 	Batches int `json:"batches"`
 	// Rows is the number of rows per block (the mean, rounded, over several
@@ -169,25 +181,36 @@ type Result struct {
 	// IPC holds arrow-go IPC's results.
 	IPC Format `json:"ipc"`
 	// EncodeRatio is arrowpack's encode time over IPC's (below 1: arrowpack
-	// is faster); 0 if either format failed.
-	EncodeRatio float64 `json:"encode_time_ratio"`
-	// DecodeRatio is arrowpack's decode time over IPC's; 0 if either failed.
-	DecodeRatio float64 `json:"decode_time_ratio"`
+	// is faster): the median over the runs of the ratio within each run
+	// (the two timed side by side, in turns); EncodeRatioMin and
+	// EncodeRatioMax are the smallest and largest of those. 0 if either
+	// format failed.
+	EncodeRatio    float64 `json:"encode_time_ratio"`
+	EncodeRatioMin float64 `json:"encode_time_ratio_min"`
+	EncodeRatioMax float64 `json:"encode_time_ratio_max"`
+	// DecodeRatio, DecodeRatioMin and DecodeRatioMax are the same of the
+	// decode times.
+	DecodeRatio    float64 `json:"decode_time_ratio"`
+	DecodeRatioMin float64 `json:"decode_time_ratio_min"`
+	DecodeRatioMax float64 `json:"decode_time_ratio_max"`
 	// SizeRatio is arrowpack's block size over IPC's; 0 if either failed.
 	SizeRatio float64 `json:"size_ratio"`
 }
 
-// benchMu serializes measurements (lockBenchTime): testing.Benchmark reads
-// its duration from the process-wide -test.benchtime flag, which each
-// measurement sets.
+// benchMu serializes measurements, so that one does not time another's
+// work: testing.Benchmark (of the coalescing measurements) also reads its
+// duration from the process-wide -test.benchtime flag, which each such
+// measurement sets (lockBenchTime).
 var benchMu sync.Mutex
 
 // Measure times arrowpack and IPC with compression c on recs, which must
 // share one schema, cycling through them; name labels the result. Each
 // format is first checked to round-trip every batch (array.RecordEqual,
 // NaNs equal). Then the four timings (arrowpack encode and decode, IPC
-// encode and decode) take turns, opts.Runs rounds of them, and each keeps
-// its fastest run. A format that cannot encode, decode or round-trip the
+// encode and decode) take turns, opts.Runs rounds of them, each run of a
+// timing the same number of blocks (as many as last opts' benchtime, found
+// in the first round); each result is the median of its runs, with their
+// range, and each ratio the median of the ratios within a round. A format that cannot encode, decode or round-trip the
 // batches is reported in its Format.Err, not as an error: the error is for
 // bad arguments only. Measure runs one measurement at a time, even when
 // called from several goroutines, and never panics on the batches' account.
@@ -211,14 +234,11 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 		return Result{}, err
 	}
 
-	unlock, err := lockBenchTime(opts)
-	if err != nil {
-		return Result{}, err
-	}
-	defer unlock()
+	benchMu.Lock()
+	defer benchMu.Unlock()
 
 	k := len(recs)
-	res := Result{Shape: name, Compression: c.String(), Batches: k, Rows: meanRound(rows, k)}
+	res := Result{Shape: name, Compression: c.String(), IPCCompression: IPCCompression(c).String(), Batches: k, Rows: meanRound(rows, k)}
 	raw, rawErr := rawSize(schema, recs)
 	if rawErr != nil {
 		raw = measureIPCSizes(schema, recs)
@@ -240,30 +260,40 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 		dst  *Op
 		what string
 		run  func(i int) error
+		n    int  // blocks per run, set by the first round
+		runs []Op // each round's
 	}
 	var timings []timing
 	if ap != nil {
-		timings = append(timings, timing{&res.Arrowpack, &res.Arrowpack.Encode, "encode", ap.Encode},
-			timing{&res.Arrowpack, &res.Arrowpack.Decode, "decode", ap.Decode})
+		timings = append(timings, timing{f: &res.Arrowpack, dst: &res.Arrowpack.Encode, what: "encode", run: ap.Encode},
+			timing{f: &res.Arrowpack, dst: &res.Arrowpack.Decode, what: "decode", run: ap.Decode})
 	}
 	if ip != nil {
-		timings = append(timings, timing{&res.IPC, &res.IPC.Encode, "encode", ip.Encode},
-			timing{&res.IPC, &res.IPC.Decode, "decode", ip.Decode})
+		timings = append(timings, timing{f: &res.IPC, dst: &res.IPC.Encode, what: "encode", run: ip.Encode},
+			timing{f: &res.IPC, dst: &res.IPC.Decode, what: "decode", run: ip.Decode})
 	}
 	for round := range opts.runs() {
-		for _, t := range timings {
+		for i := range timings {
+			t := &timings[i]
 			if !t.f.OK() {
 				continue
 			}
-			op, err := timeOp(k, t.run)
+			var op Op
+			var err error
+			if round == 0 {
+				t.n, op, err = calibrate(k, t.run, opts)
+			} else {
+				op, _, err = runFor(k, t.n, t.run)
+			}
 			if err != nil {
 				t.f.Err = t.what + ": " + err.Error()
 				continue
 			}
-			if round == 0 || op.NsPerBlock < t.dst.NsPerBlock {
-				*t.dst = op
-			}
+			t.runs = append(t.runs, op)
 		}
+	}
+	for _, t := range timings {
+		*t.dst = summarize(t.runs)
 	}
 	for _, f := range []*Format{&res.Arrowpack, &res.IPC} {
 		if !f.OK() {
@@ -283,11 +313,42 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 		}
 	}
 	if res.Arrowpack.OK() && res.IPC.OK() {
-		res.EncodeRatio = res.Arrowpack.Encode.NsPerBlock / res.IPC.Encode.NsPerBlock
-		res.DecodeRatio = res.Arrowpack.Decode.NsPerBlock / res.IPC.Decode.NsPerBlock
+		res.EncodeRatio, res.EncodeRatioMin, res.EncodeRatioMax = Spread(runRatios(res.Arrowpack.Encode, res.IPC.Encode))
+		res.DecodeRatio, res.DecodeRatioMin, res.DecodeRatioMax = Spread(runRatios(res.Arrowpack.Decode, res.IPC.Decode))
 		res.SizeRatio = float64(res.Arrowpack.Bytes) / float64(res.IPC.Bytes)
 	}
 	return res, nil
+}
+
+// summarize returns the timing of runs: the median time per block with
+// the range, and the median allocations.
+func summarize(runs []Op) Op {
+	if len(runs) == 0 {
+		return Op{}
+	}
+	var ns, allocs, bytes []float64
+	for _, r := range runs {
+		ns = append(ns, r.NsPerBlock)
+		allocs = append(allocs, r.AllocsPerBlock)
+		bytes = append(bytes, r.AllocBytesPerBlock)
+	}
+	op := Op{NsRuns: ns, Blocks: runs[len(runs)-1].Blocks}
+	op.NsPerBlock, op.NsMin, op.NsMax = Spread(ns)
+	op.AllocsPerBlock, _, _ = Spread(allocs)
+	op.AllocBytesPerBlock, _, _ = Spread(bytes)
+	return op
+}
+
+// runRatios returns a's time over b's in each run they both ran, the runs
+// of one round timed side by side.
+func runRatios(a, b Op) []float64 {
+	var r []float64
+	for i := range min(len(a.NsRuns), len(b.NsRuns)) {
+		if b.NsRuns[i] > 0 {
+			r = append(r, a.NsRuns[i]/b.NsRuns[i])
+		}
+	}
+	return r
 }
 
 // meanRound returns total/n rounded to the nearest integer.
@@ -431,17 +492,12 @@ func prepareArrowpack(schema *arrow.Schema, recs []arrow.RecordBatch, c codec.Co
 // use more than one goroutine. An unknown compression is an error.
 func IPCOptions(schema *arrow.Schema, c codec.Compression, conc int) ([]ipc.Option, error) {
 	opts := []ipc.Option{ipc.WithSchema(schema)}
-	switch c {
+	switch IPCCompression(c) {
 	case codec.None:
 	case codec.LZ4:
 		opts = append(opts, ipc.WithLZ4())
-	case codec.Zstd, codec.Light:
-		// IPC has no lightweight encodings: Light is measured against
-		// IPC's smallest, zstd.
+	case codec.Zstd:
 		opts = append(opts, ipc.WithZstd())
-	case codec.MinLZ:
-		// IPC has no MinLZ: it is measured against IPC's fastest, LZ4.
-		opts = append(opts, ipc.WithLZ4())
 	default:
 		return nil, fmt.Errorf("measure: unknown compression %d", c)
 	}
@@ -449,6 +505,20 @@ func IPCOptions(schema *arrow.Schema, c codec.Compression, conc int) ([]ipc.Opti
 		opts = append(opts, ipc.WithCompressConcurrency(conc))
 	}
 	return opts, nil
+}
+
+// IPCCompression returns the codec IPC is measured with against
+// arrowpack's c: c itself for none, LZ4 and zstd; for the codecs IPC lacks
+// its nearest: LZ4, its fastest, for MinLZ; zstd, its smallest, for Light
+// (IPC has no lightweight encodings). An unknown c is returned as it is.
+func IPCCompression(c codec.Compression) codec.Compression {
+	switch c {
+	case codec.MinLZ:
+		return codec.LZ4
+	case codec.Light:
+		return codec.Zstd
+	}
+	return c
 }
 
 // PrepareIPC writes each of recs as a self-contained IPC stream (schema

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,52 @@ func checkOp(t *testing.T, what string, op Op, raw int64, blocks int) {
 	}
 }
 
+// perRun returns a's time over b's in each run, as the test computes it.
+func perRun(a, b Op) []float64 {
+	var r []float64
+	for i := range a.NsRuns {
+		r = append(r, a.NsRuns[i]/b.NsRuns[i])
+	}
+	return r
+}
+
+// median returns the median of xs, by sorting a copy.
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// checkRatios checks that each timing of res has runs runs, its time the
+// median of them within their range, and each time ratio the median of
+// the runs' ratios within theirs (issue 31 item 9).
+func checkRatios(t *testing.T, res Result, runs int) {
+	t.Helper()
+	for _, op := range []Op{res.Arrowpack.Encode, res.Arrowpack.Decode, res.IPC.Encode, res.IPC.Decode} {
+		if len(op.NsRuns) != runs || !near(op.NsPerBlock, median(op.NsRuns)) ||
+			op.NsMin != slices.Min(op.NsRuns) || op.NsMax != slices.Max(op.NsRuns) {
+			t.Errorf("a timing is not the median of %d runs with their range: %+v", runs, op)
+		}
+	}
+	for _, r := range []struct {
+		what        string
+		med, lo, hi float64
+		ratios      []float64
+	}{
+		{"encode", res.EncodeRatio, res.EncodeRatioMin, res.EncodeRatioMax, perRun(res.Arrowpack.Encode, res.IPC.Encode)},
+		{"decode", res.DecodeRatio, res.DecodeRatioMin, res.DecodeRatioMax, perRun(res.Arrowpack.Decode, res.IPC.Decode)},
+	} {
+		if !near(r.med, median(r.ratios)) || !near(r.lo, slices.Min(r.ratios)) || !near(r.hi, slices.Max(r.ratios)) {
+			t.Errorf("%s ratio %v [%v-%v], the runs' ratios are %v", r.what, r.med, r.lo, r.hi, r.ratios)
+		}
+	}
+	if !near(res.SizeRatio, float64(res.Arrowpack.Bytes)/float64(res.IPC.Bytes)) {
+		t.Errorf("size ratio inconsistent: %+v", res)
+	}
+}
+
 func TestMeasureFieldsConsistent(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	rec := randbatch.Lineitem(mem, 64)
@@ -102,11 +149,7 @@ func TestMeasureFieldsConsistent(t *testing.T) {
 			checkOp(t, "arrowpack decode", res.Arrowpack.Decode, raw, tiny.Iterations)
 			checkOp(t, "ipc encode", res.IPC.Encode, raw, tiny.Iterations)
 			checkOp(t, "ipc decode", res.IPC.Decode, raw, tiny.Iterations)
-			if !near(res.EncodeRatio, res.Arrowpack.Encode.NsPerBlock/res.IPC.Encode.NsPerBlock) ||
-				!near(res.DecodeRatio, res.Arrowpack.Decode.NsPerBlock/res.IPC.Decode.NsPerBlock) ||
-				!near(res.SizeRatio, float64(res.Arrowpack.Bytes)/float64(res.IPC.Bytes)) {
-				t.Errorf("ratios inconsistent: %+v", res)
-			}
+			checkRatios(t, res, DefaultRuns)
 			// IPC writes a schema message per block; arrowpack does not.
 			if c == codec.None && res.Arrowpack.Bytes >= res.IPC.Bytes {
 				t.Errorf("arrowpack block %d bytes, IPC stream %d", res.Arrowpack.Bytes, res.IPC.Bytes)
