@@ -307,3 +307,20 @@ func mapFooter(off int64, parts int, crc uint32) []byte {
 func mapPreamble() []byte {
 	return append(mapMagic[:len(mapMagic):len(mapMagic)], mapVersion, 0, 0, 0)
 }
+
+// OpenPartition returns partition p as an arrowpack stream that is read
+// from the file as it is consumed, for partitions too large to hold at
+// once: the stream header, the partition's frames (only its own bytes of
+// the file) and an end frame with the block count of the index. Its frames
+// are not checked here; a Reader or RawReader of it checks them as it
+// reads (framing, checksums, the block count), and the caller compares
+// the rows it reads with Partition(p).Rows.
+func (m *MapOutput) OpenPartition(p int) (io.Reader, error) {
+	info, err := m.Partition(p)
+	if err != nil {
+		return nil, err
+	}
+	var end [frameHeaderSize]byte
+	binary.LittleEndian.PutUint64(end[8:], uint64(info.Blocks))
+	return io.MultiReader(bytes.NewReader(m.header), io.NewSectionReader(m.r, info.Offset, info.Length), bytes.NewReader(end[:])), nil
+}
