@@ -489,7 +489,8 @@ func (s *Server) info(key string) (*aflight.FlightInfo, error) {
 }
 
 // GetFlightInfo describes the stream stored under a PATH descriptor, with
-// its rows (TotalRecords) and the bytes of its file (TotalBytes). The
+// its rows (TotalRecords) and the bytes of its file (TotalBytes), or the
+// map output of that path, one endpoint per partition (see MapOutputFile). The
 // first call on a stream the server did not put since it started reads
 // the whole file; later calls use what it found.
 func (s *Server) GetFlightInfo(_ context.Context, d *aflight.FlightDescriptor) (*aflight.FlightInfo, error) {
@@ -522,8 +523,8 @@ func (s *Server) GetSchema(_ context.Context, d *aflight.FlightDescriptor) (*afl
 	return &aflight.SchemaResult{Schema: aflight.SerializeSchema(r.Schema(), memory.DefaultAllocator)}, nil
 }
 
-// ListFlights describes every stored stream, in the order of their file
-// names, as GetFlightInfo does. A non-empty criteria expression keeps the
+// ListFlights describes every stored stream and map output, in the order
+// of their file names, as GetFlightInfo does. A non-empty criteria expression keeps the
 // streams whose path, elements joined with "/", starts with it. Temporary
 // files of puts in progress, symbolic links and other files the server
 // did not write are not listed; a damaged stream is left out and logged.
