@@ -110,7 +110,7 @@ func openMapOutput(path string) (*os.File, *codec.MapOutput, int64, error) {
 	return f, m, st.Size(), nil
 }
 
-const fetchUsage = "arrowpack fetch -p N [-to FORMAT] [-f] [-no-sync] [-compression C] [-concurrency N] SOURCE... OUT"
+const fetchUsage = "arrowpack fetch -p N [-to FORMAT] [-f] [-no-sync] [-compression C] [-concurrency N] [-max-bytes N] SOURCE... OUT"
 
 const fetchAbout = `Reads partition N of a shuffle from its map outputs and writes its rows
 to OUT, in the format -to names or OUT's extension stands for, as convert
@@ -128,6 +128,8 @@ and no output is left: a partition is written whole or not at all.
 type fetchOptions struct {
 	part        int
 	concurrency int
+	maxBytes    int64
+	transport   transportOptions
 	compression string
 	to          string
 	timeout     time.Duration
@@ -139,7 +141,9 @@ func fetchFlags() (*flag.FlagSet, *fetchOptions) {
 	fs := newFlagSet("fetch")
 	fs.IntVar(&o.part, "p", -1, "the `partition` to read (required)")
 	fs.IntVar(&o.concurrency, "concurrency", flight.DefaultFetchConcurrency, "map outputs fetched from servers at once")
+	fs.Int64Var(&o.maxBytes, "max-bytes", flight.DefaultFetchBytes, "`bytes` of batches fetched from servers and not yet written")
 	fs.StringVar(&o.compression, "compression", "lz4", "compression of an arrowpack output: none, lz4, zstd, minlz or light")
+	o.transport.flags(fs)
 	fs.StringVar(&o.to, "to", "", "output `format`: arrowpack, ipc, ipc-file or parquet (default: from the output's extension; arrowpack without one)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
 	o.out = outputFlags(fs)
@@ -190,6 +194,12 @@ func runFetch(e *env, args []string) (err error) {
 	}
 	if o.timeout <= 0 {
 		return usagef("-timeout must be above 0")
+	}
+	if o.maxBytes < 1 {
+		return usagef("-max-bytes must be at least 1")
+	}
+	if err := o.transport.check(); err != nil {
+		return err
 	}
 	comp, err := parseCompression(o.compression)
 	if err != nil {
@@ -260,7 +270,7 @@ func openFetch(ctx context.Context, o *fetchOptions, srcs []fetchSource) (array.
 		if s.file == "" {
 			c, ok := clients[s.addr]
 			if !ok {
-				opts := append(flight.GRPCDialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+				opts := append(flight.GRPCDialOptions(o.transport.options()...), grpc.WithTransportCredentials(insecure.NewCredentials()))
 				var err error
 				if c, err = aflight.NewClientWithMiddleware(s.addr, nil, nil, opts...); err != nil {
 					closeAll()
@@ -286,7 +296,7 @@ func openFetch(ctx context.Context, o *fetchOptions, srcs []fetchSource) (array.
 		readers = append(readers, r)
 	}
 	if len(remote) > 0 {
-		r, err := flight.FetchPartition(ctx, o.part, remote, flight.FetchOptions{Concurrency: o.concurrency})
+		r, err := flight.FetchPartition(ctx, o.part, remote, flight.FetchOptions{Concurrency: o.concurrency, MaxBytes: o.maxBytes})
 		if err != nil {
 			closeAll()
 			return nil, nil, err
