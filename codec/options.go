@@ -65,6 +65,7 @@ type config struct {
 	minSavings  float64          // see WithMinSavings
 	blockRows   int              // Writer: coalesce batches into blocks of up to this many rows
 	blockSize   int              // Writer: coalesce batches into blocks of up to about this many bytes
+	memLimit    int              // Partitioner: the bytes of pending rows, 0 for no limit
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts
