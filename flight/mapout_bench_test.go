@@ -169,9 +169,15 @@ type shufRun struct {
 	heap          uint64
 }
 
-// heapWatch samples the heap in use until stopped.
+// heapWatch samples the heap in use until stopped and returns its peak
+// above what it was at the start (after a collection): what the phase
+// watched added.
 func heapWatch() (stop func() uint64) {
 	var peak atomic.Uint64
+	var ms0 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	peak.Store(ms0.HeapInuse)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -190,7 +196,7 @@ func heapWatch() (stop func() uint64) {
 			}
 		}
 	}()
-	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
+	return func() uint64 { close(done); wg.Wait(); return peak.Load() - ms0.HeapInuse }
 }
 
 // BenchmarkShuffleMapOutput runs a whole shuffle, M=3 map tasks, R=4
