@@ -71,6 +71,17 @@ func OpenMapOutput(r io.ReaderAt, size int64, opts ...Option) (*MapOutput, error
 	if size < mapPreambleSize+streamHeaderSize+mapFooterSize {
 		return nil, corruptf("map output of %d bytes is shorter than its preamble, stream header and footer", size)
 	}
+	var pre [mapPreambleSize]byte
+	if err := readAtFull(r, pre[:], 0, "map-output preamble"); err != nil {
+		return nil, err
+	}
+	if [4]byte(pre[:4]) != mapMagic || pre[4] != mapVersion || pre[5]|pre[6]|pre[7] != 0 {
+		what := ""
+		if [4]byte(pre[:4]) == streamMagic {
+			what = " (it is an arrowpack stream)"
+		}
+		return nil, corruptf("not a map output%s: it starts %q, want magic %q version %d", what, pre[:], mapMagic[:], mapVersion)
+	}
 	var foot [mapFooterSize]byte
 	if err := readAtFull(r, foot[:], size-mapFooterSize, "map-output footer"); err != nil {
 		return nil, err
@@ -86,13 +97,6 @@ func OpenMapOutput(r io.ReaderAt, size int64, opts ...Option) (*MapOutput, error
 	}
 	if idxOff > uint64(size) || uint64(size)-idxOff != parts*mapIndexEntrySize+mapFooterSize {
 		return nil, corruptf("map-output index of %d partitions at offset %d does not end at the footer of a %d-byte file", parts, idxOff, size)
-	}
-	var pre [mapPreambleSize]byte
-	if err := readAtFull(r, pre[:], 0, "map-output preamble"); err != nil {
-		return nil, err
-	}
-	if [4]byte(pre[:4]) != mapMagic || pre[4] != mapVersion || pre[5]|pre[6]|pre[7] != 0 {
-		return nil, corruptf("not a map output: preamble %q, want magic %q version %d", pre[:], mapMagic[:], mapVersion)
 	}
 	if err := m.readHeader(int64(idxOff)); err != nil {
 		return nil, err

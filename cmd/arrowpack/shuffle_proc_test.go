@@ -7,114 +7,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 	"github.com/arrowpack/arrowpack/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
-
-// The schema of the shuffle tests' rows: a key, a payload, and the
-// partition the test sends the row to.
-var shufSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "price", Type: arrow.PrimitiveTypes.Float64},
-	{Name: "part", Type: arrow.PrimitiveTypes.Int32},
-}, nil)
-
-// shufTally is what a partition holds: its rows and the sum of their
-// hashes, which does not depend on the order they arrive in.
-type shufTally struct {
-	rows int64
-	sum  uint64
-}
-
-// shufRows returns n batches of rows random rows of seed, each row's
-// partition in [0, parts) drawn at random, and the tally of each partition.
-func shufRows(seed uint64, n, rows, parts int) ([]arrow.RecordBatch, []shufTally) {
-	r := rand.New(rand.NewPCG(seed, 11))
-	tally := make([]shufTally, parts)
-	var recs []arrow.RecordBatch
-	for range n {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, shufSchema)
-		for range rows {
-			b.Field(0).(*array.Int64Builder).Append(r.Int64())
-			if r.IntN(10) == 0 {
-				b.Field(1).AppendNull()
-			} else {
-				b.Field(1).(*array.StringBuilder).Append(strconv.FormatUint(r.Uint64(), 36))
-			}
-			b.Field(2).(*array.Float64Builder).Append(r.Float64())
-			b.Field(3).(*array.Int32Builder).Append(int32(r.IntN(parts)))
-		}
-		rec := b.NewRecordBatch()
-		b.Release()
-		addTally(tally, rec, -1)
-		recs = append(recs, rec)
-	}
-	return recs, tally
-}
-
-// addTally adds the rows of rec to their partitions' tallies; with want >=
-// 0 it returns an error for a row of another partition.
-func addTally(tally []shufTally, rec arrow.RecordBatch, want int) error {
-	ids := rec.Column(0).(*array.Int64)
-	names := rec.Column(1).(*array.String)
-	prices := rec.Column(2).(*array.Float64)
-	parts := rec.Column(3).(*array.Int32)
-	for i := range int(rec.NumRows()) {
-		p := int(parts.Value(i))
-		if want >= 0 && p != want {
-			return fmt.Errorf("a row of partition %d arrived at reducer %d", p, want)
-		}
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d|%v|%d|%s", ids.Value(i), names.IsNull(i), math.Float64bits(prices.Value(i)), names.Value(i))
-		tally[p].rows++
-		tally[p].sum += h.Sum64()
-	}
-	return nil
-}
-
-// writeShufInput writes recs as an arrowpack stream file.
-func writeShufInput(t *testing.T, path string, recs []arrow.RecordBatch) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := codec.NewWriter(&buf, shufSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range recs {
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if path != "" {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf.Bytes()
-}
 
 // runProc runs the command bin args... to its end (at most a minute).
 func runProc(t *testing.T, bin string, args ...string) (string, error) {
