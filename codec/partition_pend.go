@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"encoding/binary"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -145,14 +147,13 @@ func (s *src) release() {
 	}
 }
 
-// grow extends b by n bytes (zeroed when new memory), keeping it 8-byte
-// aligned so that it can be viewed as wider values.
+// grow extends b by n bytes, keeping it 8-byte aligned so that it can be
+// viewed as wider values. The new bytes are zero only when new memory was
+// needed: the caller overwrites them (growBits clears them).
 func grow(b []byte, n int) []byte {
 	l := len(b)
 	if l+n <= cap(b) {
-		b = b[:l+n]
-		clear(b[l:])
-		return b
+		return b[:l+n]
 	}
 	c := max(l+n, 2*cap(b), 64)
 	if cap(b) > 1<<20 {
@@ -161,6 +162,14 @@ func grow(b []byte, n int) []byte {
 	nb := alignedAt(c, 0)[:l+n]
 	copy(nb, b)
 	return nb
+}
+
+// growBits extends bitmap b to hold n bits, the new bytes clear.
+func growBits(b []byte, n int) []byte {
+	l := len(b)
+	b = grow(b, (n+7)/8-l)
+	clear(b[l:])
+	return b
 }
 
 // scratch holds the child positions of the nodes being appended, one slice
@@ -191,7 +200,7 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 	p := pd.p
 	switch p.kind {
 	case kBool:
-		pd.vals = grow(pd.vals, (pd.n+m+7)/8-len(pd.vals))
+		pd.vals = growBits(pd.vals, pd.n+m)
 		gatherBits(pd.vals, pd.n, s.b1, pos)
 		added += m / 8
 	case kFixed, kDict:
@@ -207,15 +216,10 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 		}
 		at := len(pd.data)
 		pd.data = grow(pd.data, total)
-		dst := pd.data[at:]
+		pd.off32 = slices.Grow(pd.off32, m)
 		last := pd.off32[len(pd.off32)-1]
-		for _, r := range pos {
-			lo, hi := o[r], o[r+1]
-			k := copy(dst, s.b2[lo:hi])
-			dst = dst[k:]
-			last += int32(k)
-			pd.off32 = append(pd.off32, last)
-		}
+		copyValues(pd.data[at:], s.b2, o, pos, last, pd.off32[len(pd.off32):len(pd.off32)+m])
+		pd.off32 = pd.off32[:len(pd.off32)+m]
 		added += total + 4*m
 	case kLargeBinary:
 		o := view[int64](s.b1)
@@ -302,20 +306,38 @@ func (pd *pend) appendValidity(s *src, pos []int32) int {
 		return 0
 	case s.vb == nil:
 		if pd.bitmap {
-			pd.valid = grow(pd.valid, (pd.n+m+7)/8-len(pd.valid))
+			pd.valid = growBits(pd.valid, pd.n+m)
 			arrowpack.SetBitsAt(pd.valid, pd.n, m)
 		}
 		return 0
 	}
 	if !pd.bitmap {
-		pd.valid, pd.bitmap = grow(pd.valid[:0], (pd.n+m+7)/8), true
+		pd.valid, pd.bitmap = growBits(pd.valid[:0], pd.n+m), true
 		arrowpack.SetBitsAt(pd.valid, 0, pd.n)
 	} else {
-		pd.valid = grow(pd.valid, (pd.n+m+7)/8-len(pd.valid))
+		pd.valid = growBits(pd.valid, pd.n+m)
 	}
 	ones := gatherBits(pd.valid, pd.n, s.vb, pos)
 	pd.nulls += m - ones
 	return m / 8
+}
+
+// copyValues copies the values at positions pos of the binary array of
+// offsets o and data src to dst, one after the other, and sets offs[j] to
+// the end of value j, counted from last.
+func copyValues(dst, src []byte, o []int32, pos []int32, last int32, offs []int32) {
+	w := 0
+	for j, r := range pos {
+		lo, hi := o[r], o[r+1]
+		if n := int(hi - lo); n <= 8 && int(lo)+8 <= len(src) && w+8 <= len(dst) {
+			// Short values, most of them: one word's copy, not a call.
+			binary.LittleEndian.PutUint64(dst[w:], binary.LittleEndian.Uint64(src[lo:]))
+			w += n
+		} else {
+			w += copy(dst[w:], src[lo:hi])
+		}
+		offs[j] = last + int32(w)
+	}
 }
 
 // gatherBits sets bit at+j of dst for each bit pos[j] of src that is set,

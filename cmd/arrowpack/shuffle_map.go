@@ -3,10 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 )
 
@@ -139,7 +141,31 @@ func partitionPicker(schema *arrow.Schema, o *mapOptions) (func(arrow.RecordBatc
 			return partitionColumn(rec.Column(i), o.parts, ids)
 		}, nil
 	}
-	return nil, usagef("-key needs the hash partitioning of the codec; use -partition-column")
+	var keys []int
+	var empty []arrow.Array
+	for _, name := range strings.Split(o.key, ",") {
+		i, err := columnIndex(schema, strings.TrimSpace(name), "-key")
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, i)
+		empty = append(empty, array.MakeArrayOfNull(memory.DefaultAllocator, schema.Field(i).Type, 0))
+	}
+	// Refuse key types the hash does not take before reading any row.
+	_, err := codec.HashPartitions(nil, o.parts, empty...)
+	for _, a := range empty {
+		a.Release()
+	}
+	if err != nil {
+		return nil, usagef("-key %s: %v", o.key, err)
+	}
+	cols := make([]arrow.Array, len(keys))
+	return func(rec arrow.RecordBatch, ids []uint32) ([]uint32, error) {
+		for k, i := range keys {
+			cols[k] = rec.Column(i)
+		}
+		return codec.HashPartitions(ids, o.parts, cols...)
+	}, nil
 }
 
 // columnIndex returns the index of the top-level column name.
