@@ -188,3 +188,43 @@ func TestMapFetchBadArguments(t *testing.T) {
 		t.Fatalf("the failed commands left %v", names)
 	}
 }
+
+// TestMapByKey: map -key sends each row to the partition HashPartitions
+// gives its key, and every row arrives once.
+func TestMapByKey(t *testing.T) {
+	dir := t.TempDir()
+	recs, want := shufRows(8, 3, 400, 1)
+	defer batches.Release(recs)
+	in := filepath.Join(dir, "in.apk")
+	writeShufInput(t, in, recs)
+	mo := filepath.Join(dir, "m.apkm")
+	if code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "id,name", "-no-sync", in, mo); code != 0 {
+		t.Fatal(stderr)
+	}
+	var rows int64
+	for p := range 6 {
+		out := filepath.Join(dir, "p.apk")
+		if code, _, stderr := runCmd(t, "fetch", "-p", fmt.Sprint(p), "-f", "-no-sync", mo, out); code != 0 {
+			t.Fatal(stderr)
+		}
+		_, got := readAll(t, out)
+		for _, rec := range got {
+			ids, err := codec.HashPartitions(nil, 6, rec.Column(0), rec.Column(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				if int(id) != p {
+					t.Fatalf("row %d of partition %d hashes to %d", i, p, id)
+				}
+			}
+			rows += rec.NumRows()
+		}
+		batches.Release(got)
+	}
+	if rows != want[0].rows {
+		t.Fatalf("%d rows fetched, %d sent", rows, want[0].rows)
+	}
+	code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "price", in, filepath.Join(dir, "x.apkm"))
+	checkFailure(t, code, stderr, 2, "-key price")
+}
