@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc/metadata"
 )
@@ -41,6 +42,10 @@ type FetchOptions struct {
 	// Codec are the Decoder options (codec.WithAllocator,
 	// codec.WithMaxBlockSize) of the batches read.
 	Codec []codec.Option
+	// BatchRows, when above 0, coalesces consecutive batches (of any
+	// sources) into batches of at least BatchRows rows (the last may have
+	// fewer): a copy, held besides MaxBytes.
+	BatchRows int
 }
 
 // The defaults of FetchOptions.
@@ -67,6 +72,11 @@ type PartitionReader struct {
 	err    error
 	left   int  // sources not yet finished
 	first  bool // rec is the first batch, which FetchPartition read for the schema
+
+	batchRows int64          // FetchOptions.BatchRows
+	enc       *codec.Encoder // coalescing: the batches joined as a block
+	dec       *codec.Decoder
+	decOpts   []codec.Option
 }
 
 // fetched is what a fetching goroutine hands the reader: a batch with its
@@ -89,8 +99,8 @@ func FetchPartition(ctx context.Context, p int, sources []PartitionSource, o Fet
 	if len(sources) == 0 {
 		return nil, fmt.Errorf("%w: FetchPartition: no sources", codec.ErrInvalidBatch)
 	}
-	if o.Concurrency < 0 || o.MaxBytes < 0 {
-		return nil, fmt.Errorf("%w: FetchPartition: negative Concurrency (%d) or MaxBytes (%d)", codec.ErrUnsupported, o.Concurrency, o.MaxBytes)
+	if o.Concurrency < 0 || o.MaxBytes < 0 || o.BatchRows < 0 {
+		return nil, fmt.Errorf("%w: FetchPartition: negative Concurrency (%d), MaxBytes (%d) or BatchRows (%d)", codec.ErrUnsupported, o.Concurrency, o.MaxBytes, o.BatchRows)
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultFetchConcurrency
@@ -108,7 +118,7 @@ func FetchPartition(ctx context.Context, p int, sources []PartitionSource, o Fet
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &PartitionReader{items: make(chan fetched, o.Concurrency), sem: semaphore.NewWeighted(o.MaxBytes),
-		cancel: cancel, left: len(sources)}
+		cancel: cancel, left: len(sources), batchRows: int64(o.BatchRows), decOpts: o.Codec}
 	r.refs.Store(1)
 	accept := ""
 	if o.Recompress {
@@ -193,9 +203,64 @@ func (r *PartitionReader) fetch(ctx context.Context, s PartitionSource, t *aflig
 	return nil
 }
 
-// advance moves to the next batch; false at the end or on an error.
+// advance moves to the next batch, coalesced when asked; false at the end
+// or on an error.
 func (r *PartitionReader) advance() bool {
 	r.drop()
+	if !r.take() {
+		return false
+	}
+	if r.batchRows <= 0 || r.rec.NumRows() >= r.batchRows {
+		return true
+	}
+	// The batches coalesced are held outside MaxBytes: at most batchRows
+	// rows of them.
+	var parts []arrow.RecordBatch
+	rows := int64(0)
+	for {
+		parts = append(parts, r.rec)
+		rows += r.rec.NumRows()
+		r.sem.Release(r.held)
+		r.rec, r.held = nil, 0
+		if rows >= r.batchRows || !r.take() {
+			break
+		}
+	}
+	defer batches.Release(parts)
+	if r.err != nil {
+		return false
+	}
+	rec, err := r.concat(parts)
+	if err != nil {
+		r.err = err
+		r.cancel()
+		return false
+	}
+	r.rec = rec
+	return true
+}
+
+// concat joins parts into one batch: encoded as one block (which
+// concatenates any Arrow type exactly) and decoded.
+func (r *PartitionReader) concat(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if r.enc == nil {
+		var err error
+		if r.enc, err = codec.NewEncoder(r.schema); err != nil {
+			return nil, err
+		}
+		if r.dec, err = codec.NewDecoder(r.schema, r.decOpts...); err != nil {
+			return nil, err
+		}
+	}
+	block, err := r.enc.AppendBatches(nil, parts...)
+	if err != nil {
+		return nil, fmt.Errorf("FetchPartition: coalescing batches: %w", err)
+	}
+	return r.dec.Decode(block)
+}
+
+// take moves to the next batch as fetched; false at the end or on an error.
+func (r *PartitionReader) take() bool {
 	for r.err == nil && r.left > 0 {
 		it := <-r.items
 		if it.end {

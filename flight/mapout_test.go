@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -309,6 +310,40 @@ func TestFetchPartition(t *testing.T) {
 			}
 		}
 	}
+	// Coalesced: the same rows, in batches of at least BatchRows but the
+	// last.
+	for p := range 4 {
+		var wantRows int64
+		var wantSum uint64
+		for _, fx := range fixtures {
+			for _, rec := range fx.want[p] {
+				wantRows += rec.NumRows()
+				wantSum += rowKeysSum(t, rec)
+			}
+		}
+		pr, err := FetchPartition(ctx, p, sources, FetchOptions{BatchRows: 700, MaxBytes: 1 << 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows int64
+		var sum uint64
+		short := 0
+		for pr.Next() {
+			rec := pr.RecordBatch()
+			if rec.NumRows() < 700 {
+				short++
+			}
+			rows += rec.NumRows()
+			sum += rowKeysSum(t, rec)
+		}
+		if err := pr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		pr.Release()
+		if rows != wantRows || sum != wantSum || short > 1 {
+			t.Fatalf("partition %d coalesced: %d rows (sum %#x), %d short batches; stored %d rows (sum %#x)", p, rows, sum, short, wantRows, wantSum)
+		}
+	}
 	servers[1].stop()
 	pr, err := FetchPartition(ctx, 0, sources, FetchOptions{})
 	if err == nil {
@@ -323,6 +358,20 @@ func TestFetchPartition(t *testing.T) {
 	if !containsAll(err.Error(), servers[1].addr, "job/map") {
 		t.Fatalf("the error does not name the server and map output: %v", err)
 	}
+}
+
+// rowKeysSum is the sum of a hash of each row of rec (its uncompressed
+// arrowpack block alone), which does not depend on how rows are batched.
+func rowKeysSum(t testing.TB, rec arrow.RecordBatch) uint64 {
+	var sum uint64
+	for i := range rec.NumRows() {
+		row := rec.NewSlice(i, i+1)
+		h := fnv.New64a()
+		h.Write([]byte(recordKey(t, row)))
+		row.Release()
+		sum += h.Sum64()
+	}
+	return sum
 }
 
 // recordKey is a batch's uncompressed arrowpack block, as a string.
