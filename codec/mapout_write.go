@@ -32,7 +32,8 @@ type MapOutputWriter struct {
 	header  []byte // the stream header and schema
 	fp      uint64
 	parts   [][]mapBlock
-	mem     []byte // blocks held in memory, end to end
+	mem     [][]byte // blocks held in memory, end to end in chunks
+	memLen  int      // the bytes of mem's chunks in use
 	memMax  int
 	spill   *os.File
 	spilled int64
@@ -40,15 +41,20 @@ type MapOutputWriter struct {
 	closed  bool
 }
 
-// mapBlock is where one finished block waits: at off in the writer's
-// memory, or in its spill file when spilled.
+// mapBlock is where one finished block waits: at off in chunk of the
+// writer's memory, or at off in its spill file when spilled.
 type mapBlock struct {
 	off     int64
 	n       int
 	crc     uint32
 	rows    int
+	chunk   int
 	spilled bool
 }
+
+// mapChunk is the size of the chunks a MapOutputWriter holds blocks in:
+// chunks, not one growing buffer, so that no block is copied twice.
+const mapChunk = 1 << 20
 
 // MapOutputOptions are how a MapOutputWriter treats its target.
 type MapOutputOptions struct {
@@ -121,7 +127,7 @@ func (w *MapOutputWriter) WriteBlock(p int, block []byte) error {
 		return fmt.Errorf("%w: a block for partition %d was made for another schema", ErrInvalidBatch, p)
 	}
 	b := mapBlock{n: len(block), crc: Checksum(block), rows: h.rows}
-	if len(w.mem)+len(block) > w.memMax {
+	if w.memLen+len(block) > w.memMax {
 		if err := w.spillMem(); err != nil {
 			return err
 		}
@@ -131,11 +137,27 @@ func (w *MapOutputWriter) WriteBlock(p int, block []byte) error {
 			return err
 		}
 	} else {
-		b.off = int64(len(w.mem))
-		w.mem = append(w.mem, block...)
+		w.hold(&b, block)
 	}
 	w.parts[p] = append(w.parts[p], b)
 	return nil
+}
+
+// hold copies block into the writer's memory and notes where.
+func (w *MapOutputWriter) hold(b *mapBlock, block []byte) {
+	k := len(w.mem) - 1
+	if k < 0 || cap(w.mem[k])-len(w.mem[k]) < len(block) {
+		// The next chunk: one kept from before a spill, or a new one.
+		k++
+		if k == len(w.mem) || cap(w.mem[:k+1][k]) < len(block) {
+			w.mem = append(w.mem[:k], make([]byte, 0, max(mapChunk, len(block))))
+		} else {
+			w.mem = w.mem[:k+1]
+		}
+	}
+	b.chunk, b.off = k, int64(len(w.mem[k]))
+	w.mem[k] = append(w.mem[k], block...)
+	w.memLen += len(block)
 }
 
 // spillFile returns the spill file, created next to the target and
@@ -174,26 +196,34 @@ func (w *MapOutputWriter) spillBlock(b *mapBlock, block []byte) error {
 
 // spillMem moves the blocks held in memory to the spill file.
 func (w *MapOutputWriter) spillMem() error {
-	if len(w.mem) == 0 {
+	if w.memLen == 0 {
 		return nil
 	}
 	f, err := w.spillFile()
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(w.mem, w.spilled); err != nil {
-		return w.fail(fmt.Errorf("writing the map output's spill file: %w", err))
+	starts := make([]int64, len(w.mem))
+	for k, c := range w.mem {
+		starts[k] = w.spilled
+		if _, err := f.WriteAt(c, w.spilled); err != nil {
+			return w.fail(fmt.Errorf("writing the map output's spill file: %w", err))
+		}
+		w.spilled += int64(len(c))
 	}
 	for _, bs := range w.parts {
 		for i := range bs {
 			if !bs[i].spilled {
-				bs[i].off += w.spilled
+				bs[i].off += starts[bs[i].chunk]
 				bs[i].spilled = true
 			}
 		}
 	}
-	w.spilled += int64(len(w.mem))
-	w.mem = w.mem[:0]
+	// Keep the chunks, emptied, for the blocks to come.
+	for k := range w.mem {
+		w.mem[k] = w.mem[k][:0]
+	}
+	w.mem, w.memLen = w.mem[:0], 0
 	return nil
 }
 
@@ -247,7 +277,7 @@ func (w *MapOutputWriter) write() error {
 			binary.LittleEndian.PutUint32(fh[8:], b.crc)
 			put(fh[:])
 			if !b.spilled {
-				put(w.mem[b.off : b.off+int64(b.n)])
+				put(w.mem[b.chunk][b.off : b.off+int64(b.n)])
 			} else {
 				if cap(tmp) < b.n {
 					tmp = make([]byte, b.n)
