@@ -365,7 +365,7 @@ func BenchmarkShuffleMapOutput(b *testing.B) {
 			rps := func(r shufRun) float64 { return float64(in.rows) / r.secs }
 			heap := func(r shufRun) float64 { return float64(r.heap) / (1 << 20) }
 			fmt.Printf("--- %s: load average %s; %d rounds; M=%d R=%d P=%d, %d rows\n", b.Name(), loadAverage(), len(aps), shufM, shufR, shufP, in.rows)
-			fmt.Printf("arrowpack %8.2f Mrows/s (map %.3f s, map-side heap %.0f MiB, limit %d MiB)\n", med(aps, rps)/1e6, med(aps, func(r shufRun) float64 { return r.mapSecs }), med(aps, heap), shufMemory>>20)
+			fmt.Printf("arrowpack %8.2f Mrows/s (map %.3f s, map-side heap %.0f MiB; limits %d x (%d MiB pending + %d MiB blocks))\n", med(aps, rps)/1e6, med(aps, func(r shufRun) float64 { return r.mapSecs }), med(aps, heap), shufM, shufMemory>>20, shufMemory>>22)
 			fmt.Printf("ipc       %8.2f Mrows/s (map %.3f s, map-side heap %.0f MiB)\n", med(ipcRuns, rps)/1e6, med(ipcRuns, func(r shufRun) float64 { return r.mapSecs }), med(ipcRuns, heap))
 			fmt.Printf("arrowpack/ipc rows/s %.2fx [%.2f-%.2f]; map time ipc/arrowpack %.2fx [%.2f-%.2f]\n",
 				median(ratios), slices.Min(ratios), slices.Max(ratios), median(mapRatios), slices.Min(mapRatios), slices.Max(mapRatios))
