@@ -41,6 +41,7 @@ type seg struct {
 type encoding struct {
 	w     writer
 	segs  []seg         // column i's segs are segs[i*k:(i+1)*k]; child segs above them
+	cols  []int         // when set, column i's segs are segs[cols[i]:cols[i+1]] instead
 	hw    int           // the most segs ever held: reset clears no further
 	spans [][2]int      // dense unions: a stack of the per-batch, per-child ranges
 	dicts []arrow.Array // dictionaries unified for the block, released by reset
@@ -55,6 +56,7 @@ type encoding struct {
 func (c *encoding) reset() {
 	clear(c.segs[:c.hw])
 	c.segs, c.hw = c.segs[:0], 0
+	c.cols = nil
 	c.spans, c.est = c.spans[:0], 0
 	for _, d := range c.dicts {
 		d.Release()

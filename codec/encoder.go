@@ -119,9 +119,15 @@ func (e *Encoder) appendBatches(dst []byte, recs []arrow.RecordBatch) (res []byt
 			res, err = dst, e.recovered(r, recs)
 		}
 	}()
-	k := len(recs)
+	return e.appendGathered(dst, c, len(recs), rows), nil
+}
+
+// appendGathered writes the block of rows rows whose segs c holds (k per
+// column, or as c.cols says) to dst, compressed if e compresses: the
+// writing half of AppendBatches, which the caller guards with a recover.
+func (e *Encoder) appendGathered(dst []byte, c *encoding, k, rows int) []byte {
 	if e.compressor != nil {
-		return e.appendCompressed(dst, c, k, rows), nil
+		return e.appendCompressed(dst, c, k, rows)
 	}
 	start := len(dst)
 	out := dst[:cap(dst)]
@@ -133,10 +139,10 @@ func (e *Encoder) appendBatches(dst []byte, recs []arrow.RecordBatch) (res []byt
 		c.w.init(*sp, 0)
 		raw := e.writeBlock(c, k, rows)
 		*sp = c.w.out
-		return append(dst, raw...), nil
+		return append(dst, raw...)
 	}
 	c.w.init(out, start)
-	return e.writeBlock(c, k, rows), nil
+	return e.writeBlock(c, k, rows)
 }
 
 // gather checks recs against the schema and every invariant the decoder
@@ -353,7 +359,16 @@ func (e *Encoder) writeBlock(c *encoding, k, rows int) []byte {
 
 // body writes (or, with a counting writer, sizes) the body of the block of
 // k batches: column i from c.segs[i*k:(i+1)*k].
+// With c.cols set, column i's segs are c.segs[c.cols[i]:c.cols[i+1]]
+// instead: a partition's block, whose columns have as many segs as they
+// need (Partitioner).
 func (e *Encoder) body(c *encoding, k int) {
+	if c.cols != nil {
+		for i, p := range e.plans {
+			c.node(p, c.segs[c.cols[i]:c.cols[i+1]])
+		}
+		return
+	}
 	for i, p := range e.plans {
 		c.node(p, c.segs[i*k:(i+1)*k])
 	}

@@ -109,6 +109,7 @@ type config struct {
 	blockRows   int              // Writer: coalesce batches into blocks of up to this many rows
 	blockSize   int              // Writer: coalesce batches into blocks of up to about this many bytes
 	checksum    bool             // Encoder: end each block in a CRC32C of itself
+	memLimit    int              // Partitioner: the bytes of pending rows, 0 for no limit
 }
 
 // DefaultMaxBlockSize is the largest block body a Decoder or Reader accepts

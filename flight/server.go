@@ -301,8 +301,8 @@ func (s *Server) putError(key string, err error) error {
 
 // openFile opens the stored file of key, which must be a regular file (a
 // symbolic link is never followed), and returns it with its FileInfo.
-func (s *Server) openFile(key string) (*os.File, os.FileInfo, error) {
-	f, err := openNoFollow(filepath.Join(s.dir, key+fileExt))
+func (s *Server) openFile(key, ext string) (*os.File, os.FileInfo, error) {
+	f, err := openNoFollow(filepath.Join(s.dir, key+ext))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, nil, status.Errorf(codes.NotFound, "arrowpack flight: no stream stored under %s", pathName(key))
@@ -324,7 +324,7 @@ func (s *Server) openFile(key string) (*os.File, os.FileInfo, error) {
 
 // open opens the stored stream of key and reads its header.
 func (s *Server) open(key string) (*os.File, *codec.Reader, error) {
-	f, _, err := s.openFile(key)
+	f, _, err := s.openFile(key, fileExt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -369,15 +369,21 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	if t == nil {
 		return status.Error(codes.InvalidArgument, "arrowpack flight: DoGet without a ticket")
 	}
-	key := string(t.Ticket)
-	if _, err := pathOf(key); err != nil {
+	key, p, part, err := partitionTicket(string(t.Ticket))
+	if err == nil {
+		_, err = pathOf(key)
+	}
+	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "arrowpack flight: bad ticket: %v", err)
+	}
+	if part {
+		return s.doGetPartition(key, p, stream)
 	}
 	ap, comp, set, err := accepted(stream.Context())
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoGet")
 	}
-	f, st, err := s.openFile(key)
+	f, st, err := s.openFile(key, fileExt)
 	if err != nil {
 		return err
 	}
@@ -425,7 +431,7 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 // DoGet's are). A damaged file is a DataLoss status (and a line in the
 // log).
 func (s *Server) describe(key string) (streamStats, error) {
-	f, st, err := s.openFile(key)
+	f, st, err := s.openFile(key, fileExt)
 	if err != nil {
 		return streamStats{}, err
 	}
@@ -485,7 +491,8 @@ func (s *Server) info(key string) (*aflight.FlightInfo, error) {
 }
 
 // GetFlightInfo describes the stream stored under a PATH descriptor, with
-// its rows (TotalRecords) and the bytes of its file (TotalBytes). The
+// its rows (TotalRecords) and the bytes of its file (TotalBytes), or the
+// map output of that path, one endpoint per partition (see MapOutputFile). The
 // first call on a stream the server did not put since it started reads
 // the whole file; later calls use what it found.
 func (s *Server) GetFlightInfo(_ context.Context, d *aflight.FlightDescriptor) (*aflight.FlightInfo, error) {
@@ -493,7 +500,13 @@ func (s *Server) GetFlightInfo(_ context.Context, d *aflight.FlightDescriptor) (
 	if err != nil {
 		return nil, err
 	}
-	return s.info(key)
+	fi, err := s.info(key)
+	if status.Code(err) == codes.NotFound {
+		if mfi, merr := s.mapInfo(key); status.Code(merr) != codes.NotFound {
+			return mfi, merr
+		}
+	}
+	return fi, err
 }
 
 // GetSchema returns the schema of the stream stored under a PATH
@@ -512,8 +525,8 @@ func (s *Server) GetSchema(_ context.Context, d *aflight.FlightDescriptor) (*afl
 	return &aflight.SchemaResult{Schema: aflight.SerializeSchema(r.Schema(), memory.DefaultAllocator)}, nil
 }
 
-// ListFlights describes every stored stream, in the order of their file
-// names, as GetFlightInfo does. A non-empty criteria expression keeps the
+// ListFlights describes every stored stream and map output, in the order
+// of their file names, as GetFlightInfo does. A non-empty criteria expression keeps the
 // streams whose path, elements joined with "/", starts with it. Temporary
 // files of puts in progress, symbolic links and other files the server
 // did not write are not listed; a damaged stream is left out and logged.
@@ -528,15 +541,21 @@ func (s *Server) ListFlights(c *aflight.Criteria, stream aflight.FlightService_L
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, fileExt) || durable.IsTemp(name) {
+		describe := s.info
+		if strings.HasSuffix(name, mapFileExt) {
+			describe = s.mapInfo
+		} else if !strings.HasSuffix(name, fileExt) {
 			continue
 		}
-		key := strings.TrimSuffix(name, fileExt)
+		if !e.Type().IsRegular() || durable.IsTemp(name) {
+			continue
+		}
+		key := name[:strings.LastIndexByte(name, '.')]
 		path, err := pathOf(key)
 		if err != nil || !strings.HasPrefix(strings.Join(path, "/"), prefix) {
 			continue // not a file this server wrote
 		}
-		info, err := s.info(key)
+		info, err := describe(key)
 		switch status.Code(err) {
 		case codes.OK:
 		case codes.NotFound:

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	aflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/arrowpack/arrowpack/flight"
 )
@@ -151,7 +152,7 @@ func runGet(e *env, args []string) (err error) {
 
 // writeFlight writes the batches of r to w in format f as o says. On error
 // what it wrote is incomplete.
-func writeFlight(w io.Writer, r *flight.Reader, f format, o writeOptions) (st convertStats, err error) {
+func writeFlight(w io.Writer, r array.RecordReader, f format, o writeOptions) (st convertStats, err error) {
 	defer func() {
 		if p := recover(); p != nil { // arrow-go's writers panic on some inputs
 			err = fmt.Errorf("%v", p)

@@ -1,0 +1,399 @@
+package codec_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+)
+
+// BenchmarkPartition compares, side by side and interleaved, the ways to
+// split batches into P partitions and encode each partition's rows:
+//
+//	take-ipc    compute.Take per partition, an ipc.Writer per partition
+//	take-codec  compute.Take per partition, a codec.Writer per partition
+//	sort-take   rows sorted by partition (a counting sort), one Take,
+//	            a slice per partition, a codec.Writer per partition
+//	partitioner codec.Partitioner, blocks to a RawWriter per partition
+//	copy        a plain copy of the batch's buffers: the floor
+//
+// Every writer coalesces to blocks of 8,192 rows, writes checksummed
+// frames to io.Discard and is closed at the end of a round, so each way
+// pays for all its blocks. Row i of batch k goes to partition
+// splitmix64(k*rows+i) mod P. One round runs each way over the same
+// batches in turn; the metrics are the median over the rounds of each
+// way's ms per input batch, and its ratio to the copy's ("x-copy"). Run
+// one pass of everything with
+//
+//	go test -run '^$' -bench BenchmarkPartition -benchtime 1x ./codec
+//
+// PARTITION_ROUNDS (default 3) and PARTITION_BATCHES (default 8) set the
+// rounds and the batches per round.
+func BenchmarkPartition(b *testing.B) {
+	rounds, nb := envInt("PARTITION_ROUNDS", 3), envInt("PARTITION_BATCHES", 8)
+	mem := memory.NewGoAllocator()
+	shapes := []struct {
+		name string
+		rec  arrow.RecordBatch
+	}{
+		{"lineitem-8192", randbatch.Lineitem(mem, 8192)},
+		{"narrow-8192", narrowBatch(mem, 8192)},
+	}
+	for _, sh := range shapes {
+		defer sh.rec.Release()
+		for _, p := range []int{1, 16, 200, 1000} {
+			ids := make([][]uint32, nb)
+			for k := range ids {
+				ids[k] = make([]uint32, sh.rec.NumRows())
+				for i := range ids[k] {
+					ids[k][i] = uint32(splitmix64(uint64(k)*uint64(len(ids[k]))+uint64(i)) % uint64(p))
+				}
+			}
+			for _, c := range []codec.Compression{codec.None, codec.LZ4} {
+				b.Run(fmt.Sprintf("%s/P%d/%s", sh.name, p, c), func(b *testing.B) {
+					for b.Loop() {
+						benchPartitionWays(b, sh.rec, ids, p, c, rounds)
+					}
+				})
+			}
+		}
+	}
+}
+
+type partitionWay struct {
+	name string
+	run  func(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error
+}
+
+var partitionWays = []partitionWay{
+	{"copy", copyWay},
+	{"take-ipc", takeIPCWay},
+	{"take-codec", takeCodecWay},
+	{"sort-take", sortTakeWay},
+	{"partitioner", partitionerWay},
+}
+
+// benchPartitionWays runs the ways in turn, rounds times, and reports the
+// median ms per batch of each, its ratio to the copy's, and the
+// partitioner's allocations per batch.
+func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression, rounds int) {
+	times := make([][]float64, len(partitionWays))
+	var allocs []float64
+	for range rounds {
+		for w, way := range partitionWays {
+			runtime.GC()
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			start := time.Now()
+			if err := way.run(rec, ids, p, c); err != nil {
+				b.Fatalf("%s: %v", way.name, err)
+			}
+			el := time.Since(start)
+			runtime.ReadMemStats(&ms1)
+			times[w] = append(times[w], float64(el.Nanoseconds())/1e6/float64(len(ids)))
+			if way.name == "partitioner" {
+				allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/float64(len(ids)))
+			}
+		}
+	}
+	floor := median(times[0])
+	for w, way := range partitionWays {
+		m := median(times[w])
+		b.ReportMetric(m, "ms/batch-"+way.name)
+		if w > 0 {
+			b.ReportMetric(m/floor, "x-copy-"+way.name)
+		}
+		b.Logf("%-12s median %.3f ms/batch (%.3f..%.3f), %.1fx copy", way.name, m, slices.Min(times[w]), slices.Max(times[w]), m/floor)
+	}
+	b.ReportMetric(median(allocs), "allocs/batch-partitioner")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// narrowBatch is a batch of an int64 key and an int32 value.
+func narrowBatch(mem memory.Allocator, rows int) arrow.RecordBatch {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	kb, vb := array.NewInt64Builder(mem), array.NewInt32Builder(mem)
+	defer kb.Release()
+	defer vb.Release()
+	for i := range rows {
+		kb.Append(int64(splitmix64(uint64(i)) >> 20))
+		vb.Append(int32(i))
+	}
+	k, v := kb.NewArray(), vb.NewArray()
+	defer k.Release()
+	defer v.Release()
+	return array.NewRecordBatch(schema, []arrow.Array{k, v}, int64(rows))
+}
+
+// copyDst is where copyWay copies to, kept from run to run so that the
+// floor is the copy, not the first touch of new memory.
+var copyDst []byte
+
+// copyWay copies every buffer of the batch, at every level, once per batch.
+func copyWay(rec arrow.RecordBatch, ids [][]uint32, _ int, _ codec.Compression) error {
+	dst := copyDst
+	defer func() { copyDst = dst }()
+	for range ids {
+		at := 0
+		for _, col := range rec.Columns() {
+			at = copyBuffers(&dst, at, col.Data())
+		}
+	}
+	return nil
+}
+
+func copyBuffers(dst *[]byte, at int, d arrow.ArrayData) int {
+	for _, buf := range d.Buffers() {
+		if buf == nil {
+			continue
+		}
+		if need := at + buf.Len(); need > len(*dst) {
+			*dst = append(*dst, make([]byte, need-len(*dst))...)
+		}
+		at += copy((*dst)[at:], buf.Bytes())
+	}
+	for _, c := range d.Children() {
+		at = copyBuffers(dst, at, c)
+	}
+	return at
+}
+
+// byPartition returns the rows of each partition, in order.
+func byPartition(ids []uint32, p int) [][]int32 {
+	rows := make([][]int32, p)
+	for i, q := range ids {
+		rows[q] = append(rows[q], int32(i))
+	}
+	return rows
+}
+
+func takeRecord(rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	ib := array.NewInt32Builder(memory.DefaultAllocator)
+	ib.AppendValues(idx, nil)
+	ia := ib.NewArray()
+	ib.Release()
+	defer ia.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, col := range rec.Columns() {
+		var err error
+		if cols[i], err = compute.TakeArray(context.Background(), col, ia); err != nil {
+			return nil, err
+		}
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(idx)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+func ipcCodec(c codec.Compression) []ipc.Option {
+	if c == codec.LZ4 {
+		return []ipc.Option{ipc.WithLZ4()}
+	}
+	return nil
+}
+
+func takeIPCWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
+	ws := make([]*ipc.Writer, p)
+	for q := range ws {
+		ws[q] = ipc.NewWriter(io.Discard, append(ipcCodec(c), ipc.WithSchema(rec.Schema()))...)
+	}
+	for _, bid := range ids {
+		for q, rows := range byPartition(bid, p) {
+			if len(rows) == 0 {
+				continue
+			}
+			t, err := takeRecord(rec, rows)
+			if err != nil {
+				return err
+			}
+			err = ws[q].Write(t)
+			t.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range ws {
+		if err := w.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func codecWriters(schema *arrow.Schema, p int, c codec.Compression) ([]*codec.Writer, error) {
+	ws := make([]*codec.Writer, p)
+	for q := range ws {
+		var err error
+		if ws[q], err = codec.NewWriter(io.Discard, schema, codec.WithCompression(c), codec.WithBlockRows(8192)); err != nil {
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
+func closeAll(ws []*codec.Writer) error {
+	for _, w := range ws {
+		if err := w.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func takeCodecWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
+	ws, err := codecWriters(rec.Schema(), p, c)
+	if err != nil {
+		return err
+	}
+	for _, bid := range ids {
+		for q, rows := range byPartition(bid, p) {
+			if len(rows) == 0 {
+				continue
+			}
+			t, err := takeRecord(rec, rows)
+			if err != nil {
+				return err
+			}
+			err = ws[q].Write(t)
+			t.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return closeAll(ws)
+}
+
+func sortTakeWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
+	ws, err := codecWriters(rec.Schema(), p, c)
+	if err != nil {
+		return err
+	}
+	counts := make([]int, p+1)
+	perm := make([]int32, rec.NumRows())
+	for _, bid := range ids {
+		clear(counts)
+		for _, q := range bid {
+			counts[q+1]++
+		}
+		for q := 1; q <= p; q++ {
+			counts[q] += counts[q-1]
+		}
+		starts := slices.Clone(counts)
+		for i, q := range bid {
+			perm[counts[q]] = int32(i)
+			counts[q]++
+		}
+		sorted, err := takeRecord(rec, perm)
+		if err != nil {
+			return err
+		}
+		for q := range p {
+			if starts[q] == starts[q+1] {
+				continue
+			}
+			s := sorted.NewSlice(int64(starts[q]), int64(starts[q+1]))
+			err := ws[q].Write(s)
+			s.Release()
+			if err != nil {
+				return err
+			}
+		}
+		sorted.Release()
+	}
+	return closeAll(ws)
+}
+
+func partitionerWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
+	rws := make([]*codec.RawWriter, p)
+	for q := range rws {
+		var err error
+		if rws[q], err = codec.NewRawWriter(io.Discard, rec.Schema()); err != nil {
+			return err
+		}
+	}
+	pt, err := codec.NewPartitioner(rec.Schema(), p, codec.RawWriterSink(rws), codec.WithCompression(c), codec.WithBlockRows(8192))
+	if err != nil {
+		return err
+	}
+	for _, bid := range ids {
+		if err := pt.Write(rec, bid); err != nil {
+			return err
+		}
+	}
+	if err := pt.Close(); err != nil {
+		return err
+	}
+	for _, w := range rws {
+		if err := w.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkPartitioner times the Partitioner alone on lineitem, to
+// profile it: b.N batches, then Close.
+func BenchmarkPartitioner(b *testing.B) {
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	for _, p := range []int{16, 200, 1000} {
+		ids := make([]uint32, rec.NumRows())
+		for i := range ids {
+			ids[i] = uint32(splitmix64(uint64(i)) % uint64(p))
+		}
+		b.Run(fmt.Sprintf("P%d", p), func(b *testing.B) {
+			pt, err := codec.NewPartitioner(rec.Schema(), p, func(int, []byte) error { return nil }, codec.WithBlockSize(envInt("PARTITION_BLOCK", 1<<20)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := pt.Write(rec, ids); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := pt.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
