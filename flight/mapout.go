@@ -96,7 +96,7 @@ func (s *Server) openMap(key string) (*os.File, *codec.MapOutput, error) {
 	m, err := codec.OpenMapOutput(f, st.Size(), codec.WithMaxBlockSize(s.maxBlock))
 	if err != nil {
 		f.Close()
-		return nil, nil, s.damaged(key+mapFileExt, err)
+		return nil, nil, s.damagedFile("map output "+pathName(key), key+mapFileExt, err)
 	}
 	return f, m, nil
 }
@@ -116,18 +116,18 @@ func (s *Server) doGetPartition(key string, p int, stream aflight.FlightService_
 		return err
 	}
 	defer f.Close()
-	name := fmt.Sprintf("%s partition %d", key+mapFileExt, p)
+	name := fmt.Sprintf("partition %d of map output %s", p, pathName(key))
 	info, err := m.Partition(p)
 	if err != nil {
-		return status.Errorf(codes.NotFound, "arrowpack flight: map output %s has %d partitions, no partition %d", key, m.NumPartitions(), p)
+		return status.Errorf(codes.NotFound, "arrowpack flight: map output %s has %d partitions, no partition %d", pathName(key), m.NumPartitions(), p)
 	}
 	src, err := m.OpenPartition(p)
 	if err != nil {
-		return s.damaged(name, err)
+		return s.damagedFile(name, key+mapFileExt, err)
 	}
 	rr, err := codec.NewRawReader(src, codec.WithMaxBlockSize(s.maxBlock))
 	if err != nil {
-		return s.damaged(name, err)
+		return s.damagedFile(name, key+mapFileExt, err)
 	}
 	sh := &share{b: s.budget}
 	defer sh.release()
@@ -147,7 +147,7 @@ func (s *Server) doGetPartition(key string, p int, stream aflight.FlightService_
 	}
 	if err != nil {
 		if errors.Is(err, errStored) {
-			return s.damaged(name, err)
+			return s.damagedFile(name, key+mapFileExt, err)
 		}
 		return statusOf(err, "arrowpack flight: DoGet %s", name)
 	}

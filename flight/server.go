@@ -340,14 +340,20 @@ func (s *Server) open(key string) (*os.File, *codec.Reader, error) {
 // DataLoss status that names the stream, not what the codec found in it:
 // the file's bytes are the server's, not the client's.
 func (s *Server) damaged(key string, err error) error {
+	return s.damagedFile("stored stream "+pathName(key), key+fileExt, err)
+}
+
+// damagedFile is damaged for what (named as the client knows it), stored
+// in file.
+func (s *Server) damagedFile(what, file string, err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err // the budget's, say
 	}
 	if !errors.Is(err, codec.ErrCorrupt) && !errors.Is(err, codec.ErrSchemaMismatch) && !errors.Is(err, codec.ErrUnsupported) {
-		return statusOf(err, "arrowpack flight: reading stored stream %s", pathName(key)) // an I/O error
+		return statusOf(err, "arrowpack flight: reading %s", what) // an I/O error
 	}
-	s.log.Printf("arrowpack flight: stored stream %s is damaged (file %s): %v", pathName(key), key+fileExt, err)
-	return status.Errorf(codes.DataLoss, "arrowpack flight: stored stream %s is damaged: it is not a readable arrowpack stream (the server log says why)", pathName(key))
+	s.log.Printf("arrowpack flight: %s is damaged (file %s): %v", what, file, err)
+	return status.Errorf(codes.DataLoss, "arrowpack flight: %s is damaged: it is not readable (the server log says why)", what)
 }
 
 // blockCost is what a block read from the store holds while it is served:

@@ -324,6 +324,8 @@ func detect(magic []byte, size int64) (format, error) {
 		return 0, errors.New("an encrypted Parquet file (encrypted footer): arrowpack has no keys to decrypt it")
 	case bytes.HasPrefix(magic, []byte("APKS")):
 		return formatArrowpack, nil
+	case bytes.HasPrefix(magic, []byte("APKM")):
+		return 0, errors.New("a map output of a shuffle: show its index with 'arrowpack partitions', read a partition with 'arrowpack fetch'")
 	case bytes.HasPrefix(magic, []byte("APK1")):
 		return 0, errors.New("a single arrowpack block, not an arrowpack stream")
 	case bytes.HasPrefix(magic, []byte{0xff, 0xff, 0xff, 0xff}):

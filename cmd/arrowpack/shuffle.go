@@ -78,7 +78,7 @@ func runPartitions(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s: map output, %d bytes, %s, %s (%d empty)\n", pos[0], size,
 		plural(m.NumPartitions(), "partition", "partitions"), plural(rep.Rows, "row", "rows"), rep.Empty)
 	for _, fld := range m.Schema().Fields() {
-		fmt.Fprintf(e.stdout, "  %q: %s\n", fld.Name, fld.Type)
+		fmt.Fprintf(e.stdout, "  %s: %s\n", escapeText(fld.Name), fld.Type)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "partition\trows\tblocks\tbytes\t")
