@@ -81,24 +81,13 @@ func runGet(e *env, args []string) (err error) {
 		return err
 	}
 	name, outPath := strings.Join(path, "/"), pos[1]
-	outFormat, err := getFormat(o.to, outPath)
+	// Fail on an existing output before fetching anything.
+	out, err := createGetOutput(e, o.out, o.to, outPath)
 	if err != nil {
 		return err
 	}
-	if outPath == "-" && isTerminal(e.stdout) {
-		return usagef("will not write a binary %s to a terminal: redirect stdout or name a file", outFormat)
-	}
-
-	// Fail on an existing output before fetching anything.
-	var sf *safeFile
-	sink, outName := e.stdout, "stdout"
-	if outPath != "-" {
-		if sf, err = o.out.create(outPath); err != nil {
-			return err
-		}
-		defer sf.Abort() // on any error; a no-op once committed
-		sink, outName = sf, outPath
-	}
+	defer out.abort() // on any error; a no-op once committed
+	outFormat, sf, sink, outName := out.format, out.sf, out.sink, out.name
 
 	c, ctx, done, err := dialFlight(e, o.flightOptions)
 	if err != nil {
@@ -148,6 +137,42 @@ func runGet(e *env, args []string) (err error) {
 	fmt.Fprintf(e.stderr, "%s %s -> %s (%s, %s; %s on the wire): %s, %s\n", o.addr, name, outName, outFormat, comp, wire,
 		plural(st.batches, "batch", "batches"), plural(st.rows, "row", "rows"))
 	return nil
+}
+
+// getOutput is where get and fetch write: a file (sf) or stdout.
+type getOutput struct {
+	format format
+	sf     *safeFile // nil for stdout
+	sink   io.Writer
+	name   string
+}
+
+// createGetOutput chooses the format of outPath (getFormat), refuses a
+// binary output to a terminal, and creates the file (refusing an existing
+// one unless out says so) before anything is fetched.
+func createGetOutput(e *env, out *outputOptions, to, outPath string) (getOutput, error) {
+	f, err := getFormat(to, outPath)
+	if err != nil {
+		return getOutput{}, err
+	}
+	if outPath == "-" {
+		if isTerminal(e.stdout) {
+			return getOutput{}, usagef("will not write a binary %s to a terminal: redirect stdout or name a file", f)
+		}
+		return getOutput{format: f, sink: e.stdout, name: "stdout"}, nil
+	}
+	sf, err := out.create(outPath)
+	if err != nil {
+		return getOutput{}, err
+	}
+	return getOutput{format: f, sf: sf, sink: sf, name: outPath}, nil
+}
+
+// abort removes an output file not yet committed.
+func (g getOutput) abort() {
+	if g.sf != nil {
+		g.sf.Abort()
+	}
 }
 
 // writeFlight writes the batches of r to w in format f as o says. On error

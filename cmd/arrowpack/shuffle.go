@@ -214,22 +214,12 @@ func runFetch(e *env, args []string) (err error) {
 		srcs = append(srcs, s)
 	}
 	outPath := pos[len(pos)-1]
-	outFormat, err := getFormat(o.to, outPath)
+	out, err := createGetOutput(e, o.out, o.to, outPath)
 	if err != nil {
 		return err
 	}
-	if outPath == "-" && isTerminal(e.stdout) {
-		return usagef("will not write a binary %s to a terminal: redirect stdout or name a file", outFormat)
-	}
-	var sf *safeFile
-	sink, outName := e.stdout, "stdout"
-	if outPath != "-" {
-		if sf, err = o.out.create(outPath); err != nil {
-			return err
-		}
-		defer sf.Abort()
-		sink, outName = sf, outPath
-	}
+	defer out.abort()
+	outFormat, sf, sink, outName := out.format, out.sf, out.sink, out.name
 	ctx, cancel := context.WithTimeout(e.ctx, o.timeout)
 	defer cancel()
 	r, closeAll, err := openFetch(ctx, o, srcs)

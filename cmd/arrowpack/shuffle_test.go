@@ -106,19 +106,40 @@ func writeShufInput(t *testing.T, path string, recs []arrow.RecordBatch) []byte 
 	return buf.Bytes()
 }
 
-// TestMapPartitionsFetch: map writes a map output by a partition column,
-// partitions shows its index, and fetch reads each partition back from the
-// file with exactly the rows the input sent it.
-func TestMapPartitionsFetch(t *testing.T) {
+// mapTestInput writes the rows of shufRows(seed, n, rows, parts) as an
+// input file, maps it with `arrowpack map args...` into a map output in
+// the same new directory, and returns its path and the rows' tallies.
+func mapTestInput(t *testing.T, seed uint64, n, rows, parts int, args ...string) (string, []shufTally) {
+	t.Helper()
 	dir := t.TempDir()
-	recs, want := shufRows(3, 4, 500, 5)
+	recs, want := shufRows(seed, n, rows, parts)
 	defer batches.Release(recs)
 	in := filepath.Join(dir, "in.apk")
 	writeShufInput(t, in, recs)
 	mo := filepath.Join(dir, "m.apkm")
-	if code, _, stderr := runCmd(t, "map", "-partitions", "5", "-partition-column", "part", "-no-sync", in, mo); code != 0 {
+	if code, _, stderr := runCmd(t, append(append([]string{"map", "-no-sync"}, args...), in, mo)...); code != 0 {
 		t.Fatal(stderr)
 	}
+	return mo, want
+}
+
+// fetchTest reads partition p of the map output mo with `arrowpack fetch`;
+// the caller releases the batches.
+func fetchTest(t *testing.T, mo string, p int) []arrow.RecordBatch {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(mo), "p.apk")
+	if code, _, stderr := runCmd(t, "fetch", "-p", fmt.Sprint(p), "-f", "-no-sync", mo, out); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, got := readAll(t, out)
+	return got
+}
+
+// TestMapPartitionsFetch: map writes a map output by a partition column,
+// partitions shows its index, and fetch reads each partition back from the
+// file with exactly the rows the input sent it.
+func TestMapPartitionsFetch(t *testing.T) {
+	mo, want := mapTestInput(t, 3, 4, 500, 5, "-partitions", "5", "-partition-column", "part")
 	code, out, stderr := runCmd(t, "partitions", "-json", mo)
 	if code != 0 {
 		t.Fatal(stderr)
@@ -139,11 +160,7 @@ func TestMapPartitionsFetch(t *testing.T) {
 		t.Fatalf("partitions: %d %q %s", code, out, stderr)
 	}
 	for p := range 5 {
-		out := filepath.Join(dir, "p.apk")
-		if code, _, stderr := runCmd(t, "fetch", "-p", string(rune('0'+p)), "-f", "-no-sync", mo, out); code != 0 {
-			t.Fatal(stderr)
-		}
-		_, got := readAll(t, out)
+		got := fetchTest(t, mo, p)
 		tally := make([]shufTally, 5)
 		for _, rec := range got {
 			if err := addTally(tally, rec, p); err != nil {
@@ -192,22 +209,10 @@ func TestMapFetchBadArguments(t *testing.T) {
 // TestMapByKey: map -key sends each row to the partition HashPartitions
 // gives its key, and every row arrives once.
 func TestMapByKey(t *testing.T) {
-	dir := t.TempDir()
-	recs, want := shufRows(8, 3, 400, 1)
-	defer batches.Release(recs)
-	in := filepath.Join(dir, "in.apk")
-	writeShufInput(t, in, recs)
-	mo := filepath.Join(dir, "m.apkm")
-	if code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "id,name", "-no-sync", in, mo); code != 0 {
-		t.Fatal(stderr)
-	}
+	mo, want := mapTestInput(t, 8, 3, 400, 1, "-partitions", "6", "-key", "id,name")
 	var rows int64
 	for p := range 6 {
-		out := filepath.Join(dir, "p.apk")
-		if code, _, stderr := runCmd(t, "fetch", "-p", fmt.Sprint(p), "-f", "-no-sync", mo, out); code != 0 {
-			t.Fatal(stderr)
-		}
-		_, got := readAll(t, out)
+		got := fetchTest(t, mo, p)
 		for _, rec := range got {
 			ids, err := codec.HashPartitions(nil, 6, rec.Column(0), rec.Column(1))
 			if err != nil {
@@ -225,6 +230,6 @@ func TestMapByKey(t *testing.T) {
 	if rows != want[0].rows {
 		t.Fatalf("%d rows fetched, %d sent", rows, want[0].rows)
 	}
-	code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "price", in, filepath.Join(dir, "x.apkm"))
+	code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "price", mo, filepath.Join(filepath.Dir(mo), "x.apkm"))
 	checkFailure(t, code, stderr, 2, "-key price")
 }
