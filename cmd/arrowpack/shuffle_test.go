@@ -230,6 +230,6 @@ func TestMapByKey(t *testing.T) {
 	if rows != want[0].rows {
 		t.Fatalf("%d rows fetched, %d sent", rows, want[0].rows)
 	}
-	code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "price", mo, filepath.Join(filepath.Dir(mo), "x.apkm"))
+	code, _, stderr := runCmd(t, "map", "-partitions", "6", "-key", "price", filepath.Join(filepath.Dir(mo), "in.apk"), filepath.Join(filepath.Dir(mo), "x.apkm"))
 	checkFailure(t, code, stderr, 2, "-key price")
 }
