@@ -199,6 +199,49 @@ func heapWatch() (stop func() uint64) {
 	return func() uint64 { close(done); wg.Wait(); return peak.Load() - ms0.HeapInuse }
 }
 
+// runShuffle runs one round of a shuffle: the M map tasks at once, then
+// the R reducers at once, each fetching its partitions (p = r mod R) in
+// turn; it checks that all the rows arrived.
+func runShuffle(b *testing.B, way string, sent int64, mapTask func(m int) error, fetch func(p int, rows *atomic.Int64) error) shufRun {
+	stop := heapWatch()
+	start := time.Now()
+	var g errgroup.Group
+	for m := range shufM {
+		g.Go(func() error { return mapTask(m) })
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	mapSecs := time.Since(start).Seconds()
+	heap := stop()
+	var rows atomic.Int64
+	for r := range shufR {
+		g.Go(func() error {
+			for p := r; p < shufP; p += shufR {
+				if err := fetch(p, &rows); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	if rows.Load() != sent {
+		b.Fatalf("%s: %d rows arrived, %d sent", way, rows.Load(), sent)
+	}
+	return shufRun{secs: time.Since(start).Seconds(), mapSecs: mapSecs, heap: heap}
+}
+
+// countRows adds the rows of r's batches to rows.
+func countRows(r array.RecordReader, rows *atomic.Int64) error {
+	for r.Next() {
+		rows.Add(r.RecordBatch().NumRows())
+	}
+	return r.Err()
+}
+
 // BenchmarkShuffleMapOutput runs a whole shuffle, M=3 map tasks, R=4
 // reducers, P=200 partitions of lineitem, two ways in interleaved rounds:
 // arrowpack (a MapWriter per map task, its map output served by a Server,
@@ -229,117 +272,58 @@ func BenchmarkShuffleMapOutput(b *testing.B) {
 				ipcc = append(ipcc, dial(b, ipcs[m].addr))
 			}
 			runAP := func() shufRun {
-				stop := heapWatch()
-				start := time.Now()
-				var g errgroup.Group
-				for m := range shufM {
-					g.Go(func() error {
-						file, err := MapOutputFile(ap[m].dir, []string{"job", fmt.Sprint(m)})
-						if err != nil {
+				return runShuffle(b, "arrowpack", in.rows, func(m int) error {
+					file, err := MapOutputFile(ap[m].dir, []string{"job", fmt.Sprint(m)})
+					if err != nil {
+						return err
+					}
+					w, err := codec.CreateMapWriter(file, in.recs[m][0].Schema(), shufP,
+						codec.MapOutputOptions{Replace: true, NoSync: true, Buffer: shufMemory / 4},
+						codec.WithCompression(comp), codec.WithBlockRows(shufBatchRows), codec.WithMemoryLimit(shufMemory))
+					if err != nil {
+						return err
+					}
+					for i, rec := range in.recs[m] {
+						if err := w.Write(rec, in.ids[m][i]); err != nil {
+							w.Abort()
 							return err
 						}
-						w, err := codec.CreateMapWriter(file, in.recs[m][0].Schema(), shufP,
-							codec.MapOutputOptions{Replace: true, NoSync: true, Buffer: shufMemory / 4},
-							codec.WithCompression(comp), codec.WithBlockRows(shufBatchRows), codec.WithMemoryLimit(shufMemory))
-						if err != nil {
-							return err
-						}
-						for i, rec := range in.recs[m] {
-							if err := w.Write(rec, in.ids[m][i]); err != nil {
-								w.Abort()
-								return err
-							}
-						}
-						return w.Close()
-					})
-				}
-				if err := g.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				mapSecs := time.Since(start).Seconds()
-				heap := stop()
-				var rows atomic.Int64
-				for r := range shufR {
-					g.Go(func() error {
-						var srcs []PartitionSource
-						for m := range shufM {
-							srcs = append(srcs, PartitionSource{Client: apc[m], Server: ap[m].addr, Path: []string{"job", fmt.Sprint(m)}})
-						}
-						for p := r; p < shufP; p += shufR {
-							pr, err := FetchPartition(context.Background(), p, srcs, FetchOptions{Concurrency: shufM})
-							if err != nil {
-								return err
-							}
-							for pr.Next() {
-								rows.Add(pr.RecordBatch().NumRows())
-							}
-							err = pr.Err()
-							pr.Release()
-							if err != nil {
-								return err
-							}
-						}
-						return nil
-					})
-				}
-				if err := g.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				if rows.Load() != in.rows {
-					b.Fatalf("arrowpack: %d rows arrived, %d sent", rows.Load(), in.rows)
-				}
-				return shufRun{secs: time.Since(start).Seconds(), mapSecs: mapSecs, heap: heap}
+					}
+					return w.Close()
+				}, func(p int, rows *atomic.Int64) error {
+					var srcs []PartitionSource
+					for m := range shufM {
+						srcs = append(srcs, PartitionSource{Client: apc[m], Server: ap[m].addr, Path: []string{"job", fmt.Sprint(m)}})
+					}
+					pr, err := FetchPartition(context.Background(), p, srcs, FetchOptions{Concurrency: shufM})
+					if err != nil {
+						return err
+					}
+					defer pr.Release()
+					return countRows(pr, rows)
+				})
 			}
 			runIPC := func() shufRun {
-				stop := heapWatch()
-				start := time.Now()
-				var g errgroup.Group
-				for m := range shufM {
-					g.Go(func() error {
-						return ipcMap(ipcDirs[m], m, in.recs[m], in.ids[m], comp)
-					})
-				}
-				if err := g.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				mapSecs := time.Since(start).Seconds()
-				heap := stop()
-				var rows atomic.Int64
-				for r := range shufR {
-					g.Go(func() error {
-						for p := r; p < shufP; p += shufR {
-							var pg errgroup.Group
-							for m := range shufM {
-								pg.Go(func() error {
-									stream, err := ipcc[m].DoGet(context.Background(), &aflight.Ticket{Ticket: []byte(fmt.Sprintf("%d/%d", m, p))})
-									if err != nil {
-										return err
-									}
-									rr, err := aflight.NewRecordReader(stream)
-									if err != nil {
-										return err
-									}
-									defer rr.Release()
-									for rr.Next() {
-										rows.Add(rr.RecordBatch().NumRows())
-									}
-									return rr.Err()
-								})
-							}
-							if err := pg.Wait(); err != nil {
+				return runShuffle(b, "ipc", in.rows, func(m int) error {
+					return ipcMap(ipcDirs[m], m, in.recs[m], in.ids[m], comp)
+				}, func(p int, rows *atomic.Int64) error {
+					var pg errgroup.Group
+					for m := range shufM {
+						pg.Go(func() error {
+							stream, err := ipcc[m].DoGet(context.Background(), &aflight.Ticket{Ticket: []byte(fmt.Sprintf("%d/%d", m, p))})
+							if err != nil {
 								return err
 							}
-						}
-						return nil
-					})
-				}
-				if err := g.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				if rows.Load() != in.rows {
-					b.Fatalf("ipc: %d rows arrived, %d sent", rows.Load(), in.rows)
-				}
-				return shufRun{secs: time.Since(start).Seconds(), mapSecs: mapSecs, heap: heap}
+							rr, err := aflight.NewRecordReader(stream)
+							if err != nil {
+								return err
+							}
+							defer rr.Release()
+							return countRows(rr, rows)
+						})
+					}
+					return pg.Wait()
+				})
 			}
 			runAP()
 			runIPC() // warm up

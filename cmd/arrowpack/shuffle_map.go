@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
 )
@@ -182,33 +184,16 @@ func columnIndex(schema *arrow.Schema, name, flagName string) (int, error) {
 
 // partitionColumn reads an integer column as partition ids in [0, parts).
 func partitionColumn(col arrow.Array, parts int, ids []uint32) ([]uint32, error) {
+	// One loop over int64s: arrow-go's safe cast refuses a uint64 past them.
+	wide, err := compute.CastToType(context.Background(), col, arrow.PrimitiveTypes.Int64)
+	if err != nil {
+		return nil, fmt.Errorf("the partition column: %v", err)
+	}
+	defer wide.Release()
 	ids = ids[:0]
-	for i := range col.Len() {
+	for i, v := range wide.(*array.Int64).Int64Values() {
 		if col.IsNull(i) {
 			return nil, fmt.Errorf("row %d: the partition column is null", i)
-		}
-		var v int64
-		switch a := col.(type) {
-		case *array.Int8:
-			v = int64(a.Value(i))
-		case *array.Int16:
-			v = int64(a.Value(i))
-		case *array.Int32:
-			v = int64(a.Value(i))
-		case *array.Int64:
-			v = a.Value(i)
-		case *array.Uint8:
-			v = int64(a.Value(i))
-		case *array.Uint16:
-			v = int64(a.Value(i))
-		case *array.Uint32:
-			v = int64(a.Value(i))
-		case *array.Uint64:
-			if a.Value(i) > uint64(parts) {
-				v = int64(parts)
-			} else {
-				v = int64(a.Value(i))
-			}
 		}
 		if v < 0 || v >= int64(parts) {
 			return nil, fmt.Errorf("row %d: partition %d is not in [0, %d)", i, v, parts)

@@ -34,6 +34,19 @@ func runProc(t *testing.T, bin string, args ...string) (string, error) {
 	return string(out), err
 }
 
+// startPiped starts cmd, whose pipes the caller has set up, to end with
+// the test, and returns what it writes to stderr.
+func startPiped(t *testing.T, cmd *exec.Cmd) *syncBuffer {
+	t.Helper()
+	dieWithTest(cmd)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stderr
+}
+
 // TestShuffleProcesses runs a shuffle of real processes on loopback:
 // three `arrowpack map` processes each write a map output of their share
 // of the rows into the directory of an `arrowpack serve` process; four
@@ -126,16 +139,11 @@ func TestShuffleMapperKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "map", "-partitions", "4", "-partition-column", "part", "-memory", "65536", "-", out)
-	dieWithTest(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	startPiped(t, cmd)
 	// Half the stream: the process has read and partitioned rows, spilled
 	// blocks (its memory is 64 KiB), and waits for more.
 	if _, err := stdin.Write(input[:len(input)/2]); err != nil {
@@ -192,19 +200,14 @@ func TestShuffleServerKilled(t *testing.T) {
 	// gRPC window and byte bound: it stops mid-partition until the pipe is
 	// read, and the server is killed meanwhile.
 	cmd := exec.Command(bin, "fetch", "-p", "0", "-max-bytes", "1", "-grpc-window", "65536", "grpc://"+srv.addr+"/big", "-")
-	dieWithTest(cmd)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := startPiped(t, cmd)
 	br := bufio.NewReader(pipe)
 	if _, err := br.Peek(1); err != nil {
-		t.Fatalf("the fetch wrote nothing: %v (%s)", err, &stderr)
+		t.Fatalf("the fetch wrote nothing: %v (%s)", err, stderr)
 	}
 	srv.kill()
 	data, _ := io.ReadAll(br)
@@ -213,7 +216,7 @@ func TestShuffleServerKilled(t *testing.T) {
 		t.Fatalf("the fetch succeeded with its server killed mid-partition (%d bytes written)", len(data))
 	}
 	if !strings.Contains(stderr.String(), srv.addr) {
-		t.Fatalf("the error does not name the server %s: %s", srv.addr, &stderr)
+		t.Fatalf("the error does not name the server %s: %s", srv.addr, stderr)
 	}
 	// What reached stdout is no whole stream: a reader refuses it.
 	r, err := codec.NewReader(bytes.NewReader(data))
