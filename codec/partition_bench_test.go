@@ -397,3 +397,50 @@ func BenchmarkPartitioner(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPartitionMemory writes 64 lineitem batches of 8,192 rows to
+// 200 partitions under WithMemoryLimit(16 MiB), blocks of up to 8,192
+// rows, and reports the heap the Partitioner adds: live (after a
+// collection, sampled after every 4th batch) and the largest HeapAlloc
+// seen after any batch without forcing a collection (garbage included),
+// each over the limit. The input batch and the baseline heap are not
+// counted.
+func BenchmarkPartitionMemory(b *testing.B) {
+	const p, limit, nb = 200, 16 << 20, 64
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	ids := make([]uint32, rec.NumRows())
+	for b.Loop() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		pt, err := codec.NewPartitioner(rec.Schema(), p, func(int, []byte) error { return nil },
+			codec.WithBlockRows(8192), codec.WithMemoryLimit(limit))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var live, peak uint64
+		for k := range nb {
+			for i := range ids {
+				ids[i] = uint32(splitmix64(uint64(k*len(ids)+i)) % p)
+			}
+			if err := pt.Write(rec, ids); err != nil {
+				b.Fatal(err)
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc-base)
+			if k%4 == 3 {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				live = max(live, ms.HeapAlloc-base)
+			}
+		}
+		if err := pt.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(live)/limit, "live/limit")
+		b.ReportMetric(float64(peak)/limit, "peak/limit")
+		b.ReportMetric(float64(pt.Held()), "held-after-close")
+	}
+}

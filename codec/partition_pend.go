@@ -155,7 +155,9 @@ func grow(b []byte, n int) []byte {
 	if l+n <= cap(b) {
 		return b[:l+n]
 	}
-	c := max(l+n, 2*cap(b), 64)
+	// Room for a few more appends like this one: a partition's rows come
+	// in similar pieces, batch after batch.
+	c := max(l+n, 2*cap(b), 64, 4*n)
 	if cap(b) > 1<<20 {
 		c = max(l+n, cap(b)+cap(b)/4)
 	}

@@ -523,3 +523,53 @@ func TestPartitionSinkError(t *testing.T) {
 		t.Fatalf("Flush after a sink error: %v", err)
 	}
 }
+
+// TestPartitionMemoryLimit checks that with WithMemoryLimit the memory
+// held for pending rows stays under the limit after every Write, by
+// finishing the largest partitions early, and that the blocks still hold
+// every row in order.
+func TestPartitionMemoryLimit(t *testing.T) {
+	rec := randbatch.Lineitem(memory.DefaultAllocator, 2048)
+	defer rec.Release()
+	const p, limit = 50, 256 << 10
+	var recs []arrow.RecordBatch
+	for range 12 {
+		recs = append(recs, rec)
+	}
+	pb := make(partBlocks, p)
+	pt, err := NewPartitioner(rec.Schema(), p, pb.sink, WithBlockRows(1<<20), WithMemoryLimit(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for b := range recs {
+		parts := make([]uint32, rec.NumRows())
+		for r := range parts {
+			parts[r] = randIDs(p)(b, r)
+		}
+		if err := pt.Write(rec, parts); err != nil {
+			t.Fatal(err)
+		}
+		if pt.Held() > limit {
+			t.Fatalf("after batch %d the Partitioner holds %d bytes, over its limit of %d", b, pt.Held(), limit)
+		}
+		most = max(most, pt.Held())
+	}
+	if most < limit/2 {
+		t.Errorf("the most held was %d bytes: the limit of %d never came near", most, limit)
+	}
+	if err := pt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	early := 0
+	for q := range pb {
+		early += max(0, len(pb[q])-1)
+	}
+	if early == 0 {
+		t.Error("no block was finished early")
+	}
+	checkPartitioned(t, recs, p, randIDs(p), WithBlockRows(1<<20), WithMemoryLimit(limit))
+	if _, err := NewPartitioner(rec.Schema(), p, pb.sink, WithMemoryLimit(-1)); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("WithMemoryLimit(-1): %v", err)
+	}
+}
