@@ -241,38 +241,12 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 		}
 		added += total + 8*m
 	case kList:
-		o := view[int32](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		cp := sc.at(depth, total)[:0]
-		base := int32(s.kids[0].d.Offset())
-		last := pd.off32[len(pd.off32)-1]
-		for _, r := range pos {
-			for j := o[r]; j < o[r+1]; j++ {
-				cp = append(cp, base+j)
-			}
-			last += o[r+1] - o[r]
-			pd.off32 = append(pd.off32, last)
-		}
+		var cp []int32
+		pd.off32, cp = listRows(pd.off32, view[int32](s.b1), pos, int32(s.kids[0].d.Offset()), sc, depth)
 		added += 4*m + pd.kids[0].appendRows(s.kids[0], cp, sc, depth+1)
 	case kLargeList:
-		o := view[int64](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		cp := sc.at(depth, total)[:0]
-		base := int32(s.kids[0].d.Offset())
-		last := pd.off64[len(pd.off64)-1]
-		for _, r := range pos {
-			for j := o[r]; j < o[r+1]; j++ {
-				cp = append(cp, base+int32(j))
-			}
-			last += o[r+1] - o[r]
-			pd.off64 = append(pd.off64, last)
-		}
+		var cp []int32
+		pd.off64, cp = listRows(pd.off64, view[int64](s.b1), pos, int32(s.kids[0].d.Offset()), sc, depth)
 		added += 8*m + pd.kids[0].appendRows(s.kids[0], cp, sc, depth+1)
 	case kFixedList:
 		w := int32(p.width)
@@ -296,6 +270,26 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 	}
 	pd.n += m
 	return added
+}
+
+// listRows appends to offs the offsets of the lists at positions pos of
+// a list array of offsets o, and returns them with the positions of their
+// elements in the child, whose offset is base (in sc at depth).
+func listRows[T int32 | int64](offs, o []T, pos []int32, base int32, sc *scratch, depth int) ([]T, []int32) {
+	total := 0
+	for _, r := range pos {
+		total += int(o[r+1] - o[r])
+	}
+	cp := sc.at(depth, total)[:0]
+	last := offs[len(offs)-1]
+	for _, r := range pos {
+		for j := o[r]; j < o[r+1]; j++ {
+			cp = append(cp, base+int32(j))
+		}
+		last += o[r+1] - o[r]
+		offs = append(offs, last)
+	}
+	return offs, cp
 }
 
 // appendValidity appends the validity bits of the rows at pos, making a

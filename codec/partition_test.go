@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -333,18 +334,16 @@ func TestPartitionRandomSchemas(t *testing.T) {
 	}
 }
 
-func TestPartitionGolden(t *testing.T) {
-	root := os.Getenv("ARROW_TEST_DATA")
-	if root == "" {
-		t.Skip("ARROW_TEST_DATA is not set")
-	}
+// forGoldenStreams runs each in a subtest, named for the file, with a
+// reader of each golden integration stream under root.
+func forGoldenStreams(t *testing.T, root string, each func(t *testing.T, rdr *ipc.Reader)) {
 	files, err := filepath.Glob(filepath.Join(root, goldenDir, "*.stream"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
+		t.Fatalf("no *.stream files in %s (%v)", filepath.Join(root, goldenDir), err)
 	}
 	sort.Strings(files)
 	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".stream"), func(t *testing.T) {
 			f, err := os.Open(path)
 			if err != nil {
 				t.Fatal(err)
@@ -355,35 +354,45 @@ func TestPartitionGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rdr.Release()
-			if _, err := NewEncoder(rdr.Schema()); err != nil {
-				t.Skipf("the encoder refuses the schema: %v", err)
-			}
-			var recs []arrow.RecordBatch
-			for rdr.Next() {
-				rec := rdr.RecordBatch()
-				rec.Retain()
-				recs = append(recs, rec)
-				if n := rec.NumRows(); n > 2 {
-					recs = append(recs, rec.NewSlice(1, n-1))
-				}
-			}
-			defer func() {
-				for _, rec := range recs {
-					rec.Release()
-				}
-			}()
-			if len(recs) == 0 {
-				t.Skip("no batches")
-			}
-			for _, p := range []int{1, 7, 200} {
-				for _, c := range partitionCompressions {
-					t.Run(fmt.Sprintf("P%d-%s", p, c), func(t *testing.T) {
-						checkPartitioned(t, recs, p, randIDs(p), WithCompression(c), WithBlockRows(20))
-					})
-				}
-			}
+			each(t, rdr)
 		})
 	}
+}
+
+func TestPartitionGolden(t *testing.T) {
+	root := os.Getenv("ARROW_TEST_DATA")
+	if root == "" {
+		t.Skip("ARROW_TEST_DATA is not set")
+	}
+	forGoldenStreams(t, root, func(t *testing.T, rdr *ipc.Reader) {
+		if _, err := NewEncoder(rdr.Schema()); err != nil {
+			t.Skipf("the encoder refuses the schema: %v", err)
+		}
+		var recs []arrow.RecordBatch
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+			if n := rec.NumRows(); n > 2 {
+				recs = append(recs, rec.NewSlice(1, n-1))
+			}
+		}
+		defer func() {
+			for _, rec := range recs {
+				rec.Release()
+			}
+		}()
+		if len(recs) == 0 {
+			t.Skip("no batches")
+		}
+		for _, p := range []int{1, 7, 200} {
+			for _, c := range partitionCompressions {
+				t.Run(fmt.Sprintf("P%d-%s", p, c), func(t *testing.T) {
+					checkPartitioned(t, recs, p, randIDs(p), WithCompression(c), WithBlockRows(20))
+				})
+			}
+		}
+	})
 }
 
 // TestPartitionDictionaries sends batches with the same, equal and
