@@ -211,34 +211,12 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 		gatherFixed(pd.vals[at:], s.b1, pos, p.width)
 		added += m * p.width
 	case kBinary:
-		o := view[int32](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		at := len(pd.data)
-		pd.data = grow(pd.data, total)
-		pd.off32 = slices.Grow(pd.off32, m)
-		last := pd.off32[len(pd.off32)-1]
-		copyValues(pd.data[at:], s.b2, o, pos, last, pd.off32[len(pd.off32):len(pd.off32)+m])
-		pd.off32 = pd.off32[:len(pd.off32)+m]
+		var total int
+		pd.data, pd.off32, total = binaryRows(pd.data, pd.off32, s.b2, view[int32](s.b1), pos)
 		added += total + 4*m
 	case kLargeBinary:
-		o := view[int64](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		at := len(pd.data)
-		pd.data = grow(pd.data, total)
-		dst := pd.data[at:]
-		last := pd.off64[len(pd.off64)-1]
-		for _, r := range pos {
-			k := copy(dst, s.b2[o[r]:o[r+1]])
-			dst = dst[k:]
-			last += int64(k)
-			pd.off64 = append(pd.off64, last)
-		}
+		var total int
+		pd.data, pd.off64, total = binaryRows(pd.data, pd.off64, s.b2, view[int64](s.b1), pos)
 		added += total + 8*m
 	case kList:
 		var cp []int32
@@ -318,10 +296,26 @@ func (pd *pend) appendValidity(s *src, pos []int32) int {
 	return m / 8
 }
 
+// binaryRows appends to data and offs the values at positions pos of the
+// binary array of offsets o and data src, and returns them with the bytes
+// added to data.
+func binaryRows[T int32 | int64](data []byte, offs []T, src []byte, o []T, pos []int32) ([]byte, []T, int) {
+	total := 0
+	for _, r := range pos {
+		total += int(o[r+1] - o[r])
+	}
+	at, m := len(data), len(pos)
+	data = grow(data, total)
+	offs = slices.Grow(offs, m)
+	n := len(offs)
+	copyValues(data[at:], src, o, pos, offs[n-1], offs[n:n+m])
+	return data, offs[:n+m], total
+}
+
 // copyValues copies the values at positions pos of the binary array of
 // offsets o and data src to dst, one after the other, and sets offs[j] to
 // the end of value j, counted from last.
-func copyValues(dst, src []byte, o []int32, pos []int32, last int32, offs []int32) {
+func copyValues[T int32 | int64](dst, src []byte, o []T, pos []int32, last T, offs []T) {
 	w := 0
 	for j, r := range pos {
 		lo, hi := o[r], o[r+1]
@@ -332,7 +326,7 @@ func copyValues(dst, src []byte, o []int32, pos []int32, last int32, offs []int3
 		} else {
 			w += copy(dst[w:], src[lo:hi])
 		}
-		offs[j] = last + int32(w)
+		offs[j] = last + T(w)
 	}
 }
 

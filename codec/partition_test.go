@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -331,31 +328,6 @@ func TestPartitionRandomSchemas(t *testing.T) {
 		for _, rec := range recs {
 			rec.Release()
 		}
-	}
-}
-
-// forGoldenStreams runs each in a subtest, named for the file, with a
-// reader of each golden integration stream under root.
-func forGoldenStreams(t *testing.T, root string, each func(t *testing.T, rdr *ipc.Reader)) {
-	files, err := filepath.Glob(filepath.Join(root, goldenDir, "*.stream"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no *.stream files in %s (%v)", filepath.Join(root, goldenDir), err)
-	}
-	sort.Strings(files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".stream"), func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rdr, err := ipc.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rdr.Release()
-			each(t, rdr)
-		})
 	}
 }
 
