@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -363,48 +361,31 @@ func TestAppendBatchesGolden(t *testing.T) {
 	if root == "" {
 		t.Skip("ARROW_TEST_DATA is not set")
 	}
-	files, err := filepath.Glob(filepath.Join(root, goldenDir, "*.stream"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no *.stream files in %s (%v)", filepath.Join(root, goldenDir), err)
-	}
-	sort.Strings(files)
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".stream")
-		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rdr, err := ipc.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rdr.Release()
-			var whole, sliced []arrow.RecordBatch
-			for rdr.Next() {
-				rec := rdr.RecordBatch()
-				rec.Retain()
-				whole = append(whole, rec)
-				n := rec.NumRows()
-				off := min(int64(len(sliced)%2*2+1), n) // 1 or 3
-				sliced = append(sliced, rec.NewSlice(off, off+(n-off)/2+(n-off)%2))
-			}
-			if err := rdr.Err(); err != nil {
-				t.Fatal(err)
-			}
-			defer batches.Release(whole)
-			defer batches.Release(sliced)
-			if len(whole) == 0 {
-				checkZeroBatches(t, rdr.Schema())
-				return
-			}
-			checkCoalesced(t, name+" whole", rdr.Schema(), whole)
-			checkCoalesced(t, name+" sliced", rdr.Schema(), sliced)
-			mixed := append(append([]arrow.RecordBatch{}, sliced...), whole...)
-			checkCoalesced(t, name+" sliced then whole", rdr.Schema(), mixed)
-		})
-	}
+	forGoldenStreams(t, root, func(t *testing.T, rdr *ipc.Reader) {
+		name := t.Name()
+		var whole, sliced []arrow.RecordBatch
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			rec.Retain()
+			whole = append(whole, rec)
+			n := rec.NumRows()
+			off := min(int64(len(sliced)%2*2+1), n) // 1 or 3
+			sliced = append(sliced, rec.NewSlice(off, off+(n-off)/2+(n-off)%2))
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		defer batches.Release(whole)
+		defer batches.Release(sliced)
+		if len(whole) == 0 {
+			checkZeroBatches(t, rdr.Schema())
+			return
+		}
+		checkCoalesced(t, name+" whole", rdr.Schema(), whole)
+		checkCoalesced(t, name+" sliced", rdr.Schema(), sliced)
+		mixed := append(append([]arrow.RecordBatch{}, sliced...), whole...)
+		checkCoalesced(t, name+" sliced then whole", rdr.Schema(), mixed)
+	})
 }
 
 // TestAppendBatchesErrors checks the errors of AppendBatches and that dst

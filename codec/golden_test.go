@@ -90,31 +90,35 @@ func TestGolden(t *testing.T) {
 	if root == "" {
 		t.Skip("ARROW_TEST_DATA is not set")
 	}
+	forGoldenStreams(t, root, goldenFile)
+}
+
+// forGoldenStreams runs each in a subtest, named for the file, with a
+// reader of each golden integration stream under root.
+func forGoldenStreams(t *testing.T, root string, each func(t *testing.T, rdr *ipc.Reader)) {
 	files, err := filepath.Glob(filepath.Join(root, goldenDir, "*.stream"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no *.stream files in %s", filepath.Join(root, goldenDir))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no *.stream files in %s (%v)", filepath.Join(root, goldenDir), err)
 	}
 	sort.Strings(files)
 	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".stream")
-		t.Run(name, func(t *testing.T) { goldenFile(t, path) })
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".stream"), func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rdr, err := ipc.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rdr.Release()
+			each(t, rdr)
+		})
 	}
 }
 
-func goldenFile(t *testing.T, path string) {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rdr, err := ipc.NewReader(f)
-	if err != nil {
-		t.Fatalf("ipc.NewReader: %v", err)
-	}
-	defer rdr.Release()
+func goldenFile(t *testing.T, rdr *ipc.Reader) {
 	schema := rdr.Schema()
 
 	enc, err := NewEncoder(schema)

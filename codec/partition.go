@@ -71,7 +71,7 @@ type Partitioner struct {
 	fast  []bool // column i is pended (fastKind)
 	srcs  []*src // column i's batch, read once per Write
 	parts []partition
-	held  int // bytes pending over all partitions
+	held  int // bytes held for pending rows over all partitions (partition.mem)
 
 	// Per Write: the counting sort of the rows by partition.
 	counts []int32 // rows per partition, then the start of each
@@ -92,10 +92,13 @@ type Partitioner struct {
 // partition is one partition's pending block.
 type partition struct {
 	rows  int
-	bytes int       // the block's bytes, about
-	live  []*pend   // column i's pended rows (fast columns), nil until used
-	segs  [][]piece // column i's earlier pieces: general path, older dictionaries
-	alive bool      // live and segs are allocated
+	bytes int // the block's bytes, about
+	mem   int // the memory held for the rows: buffers' capacity, pieces' share
+	// pieceMem is the pieces' share of mem.
+	pieceMem int
+	live     []*pend   // column i's pended rows (fast columns), nil until used
+	segs     [][]piece // column i's pieces: the general path's rows
+	alive    bool      // live and segs are allocated
 }
 
 // piece is rows [off, off+n) (buffer coordinates) of d, retained.
@@ -318,12 +321,12 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) error
 		pa.segs = make([][]piece, len(cols))
 		pa.alive = true
 	}
-	before := pa.bytes
+	pieces := 0
 	for i, col := range cols {
 		p := pt.enc.plans[i]
 		d := col.Data()
 		if !pt.fast[i] {
-			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, &pa.bytes)
+			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, &pieces)
 			continue
 		}
 		pd := pa.live[i]
@@ -351,7 +354,18 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) error
 		pa.bytes += pd.appendRows(pt.srcs[i], pos, &pt.sc, 0)
 	}
 	pa.rows += len(rows)
-	pt.held += pa.bytes - before
+	pa.bytes += pieces
+	// What the partition holds: its buffers as they have grown, and the
+	// general path's share of the arrays it retains.
+	mem := pa.pieceMem + pieces
+	pa.pieceMem = mem
+	for _, pd := range pa.live {
+		if pd != nil {
+			mem += pd.held()
+		}
+	}
+	pt.held += mem - pa.mem
+	pa.mem = mem
 	return nil
 }
 
@@ -394,7 +408,7 @@ func (pt *Partitioner) holdLimit() error {
 	for pt.held > pt.limit {
 		big, most := -1, 0
 		for q := range pt.parts {
-			if b := pt.parts[q].bytes; b > most {
+			if b := pt.parts[q].mem; b > most {
 				big, most = q, b
 			}
 		}
@@ -404,8 +418,6 @@ func (pt *Partitioner) holdLimit() error {
 		if err := pt.finish(big); err != nil {
 			return err
 		}
-		// A block finished early gives its memory back to the heap.
-		pt.parts[big] = partition{}
 	}
 	return nil
 }
@@ -428,8 +440,18 @@ func (pt *Partitioner) finish(q int) (err error) {
 			d.Release()
 		}
 		e.putEncoding(c)
-		pt.held -= pa.bytes
 		pa.clear()
+		if pt.limit > 0 {
+			// Under a limit, a finished block gives its memory back
+			// (kept, it would be held by a partition that may stay
+			// small), and the partition starts again from nothing.
+			pt.held -= pa.mem
+			*pa = partition{}
+		} else {
+			pt.held -= pa.pieceMem
+			pa.mem -= pa.pieceMem
+			pa.pieceMem = 0
+		}
 		if err != nil {
 			pt.err = err
 		}
@@ -500,6 +522,7 @@ func (pt *Partitioner) Close() error {
 	}
 	err := pt.Flush()
 	pt.closed = true
+	pt.held = 0
 	for q := range pt.parts {
 		pt.parts[q].clear()
 		pt.parts[q] = partition{}
@@ -513,6 +536,8 @@ func (pt *Partitioner) Close() error {
 	return err
 }
 
-// Held returns the bytes the Partitioner counts as pending over all
-// partitions, which WithMemoryLimit bounds.
+// Held returns the bytes the Partitioner holds for pending rows over all
+// partitions, which WithMemoryLimit bounds: the capacity of the buffers
+// they are scattered into (kept from block to block without a limit) and
+// the general path's share of the arrays it retains.
 func (pt *Partitioner) Held() int { return pt.held }

@@ -30,9 +30,10 @@ import (
 //	partitioner codec.Partitioner, blocks to a RawWriter per partition
 //	copy        a plain copy of the batch's buffers: the floor
 //
-// Every writer coalesces to blocks of 8,192 rows, writes checksummed
-// frames to io.Discard and is closed at the end of a round, so each way
-// pays for all its blocks. Row i of batch k goes to partition
+// Every writer coalesces to blocks of 8,192 rows and writes checksummed
+// frames to io.Discard. Each way is set up once per case and warmed by an
+// untimed round; a round writes the batches and flushes, so each way
+// pays for all its blocks (in its steady state: buffers warm). Row i of batch k goes to partition
 // splitmix64(k*rows+i) mod P. One round runs each way over the same
 // batches in turn; the metrics are the median over the rounds of each
 // way's ms per input batch, and its ratio to the copy's ("x-copy"). Run
@@ -73,9 +74,20 @@ func BenchmarkPartition(b *testing.B) {
 	}
 }
 
+// A partitionWay is set up once per case (start), warmed by one untimed
+// round, then timed round by round: each round writes the batches and
+// flushes, so that it pays for all its blocks, as a long-running shuffle
+// writer would in its steady state.
 type partitionWay struct {
-	name string
-	run  func(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error
+	name  string
+	start func(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error)
+}
+
+// wayRun is a way set up for one case: round writes the batches with ids
+// and flushes; end closes.
+type wayRun struct {
+	round func(rec arrow.RecordBatch, ids [][]uint32) error
+	end   func() error
 }
 
 var partitionWays = []partitionWay{
@@ -90,6 +102,16 @@ var partitionWays = []partitionWay{
 // median ms per batch of each, its ratio to the copy's, and the
 // partitioner's allocations per batch.
 func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression, rounds int) {
+	runs := make([]wayRun, len(partitionWays))
+	for w, way := range partitionWays {
+		var err error
+		if runs[w], err = way.start(rec.Schema(), p, c); err != nil {
+			b.Fatal(err)
+		}
+		if err := runs[w].round(rec, ids); err != nil {
+			b.Fatalf("%s: %v", way.name, err)
+		}
+	}
 	times := make([][]float64, len(partitionWays))
 	var allocs []float64
 	for range rounds {
@@ -98,7 +120,7 @@ func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p i
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
 			start := time.Now()
-			if err := way.run(rec, ids, p, c); err != nil {
+			if err := runs[w].round(rec, ids); err != nil {
 				b.Fatalf("%s: %v", way.name, err)
 			}
 			el := time.Since(start)
@@ -107,6 +129,11 @@ func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p i
 			if way.name == "partitioner" {
 				allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/float64(len(ids)))
 			}
+		}
+	}
+	for w, way := range partitionWays {
+		if err := runs[w].end(); err != nil {
+			b.Fatalf("%s: %v", way.name, err)
 		}
 	}
 	floor := median(times[0])
@@ -160,21 +187,21 @@ func narrowBatch(mem memory.Allocator, rows int) arrow.RecordBatch {
 	return array.NewRecordBatch(schema, []arrow.Array{k, v}, int64(rows))
 }
 
-// copyDst is where copyWay copies to, kept from run to run so that the
-// floor is the copy, not the first touch of new memory.
-var copyDst []byte
+func noEnd() error { return nil }
 
-// copyWay copies every buffer of the batch, at every level, once per batch.
-func copyWay(rec arrow.RecordBatch, ids [][]uint32, _ int, _ codec.Compression) error {
-	dst := copyDst
-	defer func() { copyDst = dst }()
-	for range ids {
-		at := 0
-		for _, col := range rec.Columns() {
-			at = copyBuffers(&dst, at, col.Data())
+// copyWay copies every buffer of the batch, at every level, once per
+// batch, to memory kept from round to round: the floor.
+func copyWay(*arrow.Schema, int, codec.Compression) (wayRun, error) {
+	var dst []byte
+	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+		for range ids {
+			at := 0
+			for _, col := range rec.Columns() {
+				at = copyBuffers(&dst, at, col.Data())
+			}
 		}
-	}
-	return nil
+		return nil
+	}, end: noEnd}, nil
 }
 
 func copyBuffers(dst *[]byte, at int, d arrow.ArrayData) int {
@@ -222,18 +249,8 @@ func takeRecord(rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
-func ipcCodec(c codec.Compression) []ipc.Option {
-	if c == codec.LZ4 {
-		return []ipc.Option{ipc.WithLZ4()}
-	}
-	return nil
-}
-
-func takeIPCWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
-	ws := make([]*ipc.Writer, p)
-	for q := range ws {
-		ws[q] = ipc.NewWriter(io.Discard, append(ipcCodec(c), ipc.WithSchema(rec.Schema()))...)
-	}
+// takeEach hands write the Take of each partition's rows of each batch.
+func takeEach(rec arrow.RecordBatch, ids [][]uint32, p int, write func(q int, t arrow.RecordBatch) error) error {
 	for _, bid := range ids {
 		for q, rows := range byPartition(bid, p) {
 			if len(rows) == 0 {
@@ -243,131 +260,147 @@ func takeIPCWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compressio
 			if err != nil {
 				return err
 			}
-			err = ws[q].Write(t)
+			err = write(q, t)
 			t.Release()
 			if err != nil {
 				return err
 			}
 		}
 	}
-	for _, w := range ws {
-		if err := w.Close(); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-func codecWriters(schema *arrow.Schema, p int, c codec.Compression) ([]*codec.Writer, error) {
+func takeIPCWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	var opts []ipc.Option
+	if c == codec.LZ4 {
+		opts = append(opts, ipc.WithLZ4())
+	}
+	ws := make([]*ipc.Writer, p)
+	for q := range ws {
+		ws[q] = ipc.NewWriter(io.Discard, append(opts, ipc.WithSchema(schema))...)
+	}
+	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+		// ipc.Writer writes each batch as it comes: nothing to flush.
+		return takeEach(rec, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) })
+	}, end: func() error {
+		for _, w := range ws {
+			if err := w.Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// codecWriters returns a coalescing codec.Writer per partition, and the
+// way's flush and end over them.
+func codecWriters(schema *arrow.Schema, p int, c codec.Compression) ([]*codec.Writer, func() error, func() error, error) {
 	ws := make([]*codec.Writer, p)
 	for q := range ws {
 		var err error
 		if ws[q], err = codec.NewWriter(io.Discard, schema, codec.WithCompression(c), codec.WithBlockRows(8192)); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return ws, nil
+	each := func(f func(w *codec.Writer) error) func() error {
+		return func() error {
+			for _, w := range ws {
+				if err := f(w); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return ws, each((*codec.Writer).Flush), each((*codec.Writer).Close), nil
 }
 
-func closeAll(ws []*codec.Writer) error {
-	for _, w := range ws {
-		if err := w.Close(); err != nil {
+func takeCodecWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	ws, flush, end, err := codecWriters(schema, p, c)
+	if err != nil {
+		return wayRun{}, err
+	}
+	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+		if err := takeEach(rec, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) }); err != nil {
 			return err
 		}
-	}
-	return nil
+		return flush()
+	}, end: end}, nil
 }
 
-func takeCodecWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
-	ws, err := codecWriters(rec.Schema(), p, c)
+func sortTakeWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	ws, flush, end, err := codecWriters(schema, p, c)
 	if err != nil {
-		return err
-	}
-	for _, bid := range ids {
-		for q, rows := range byPartition(bid, p) {
-			if len(rows) == 0 {
-				continue
-			}
-			t, err := takeRecord(rec, rows)
-			if err != nil {
-				return err
-			}
-			err = ws[q].Write(t)
-			t.Release()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return closeAll(ws)
-}
-
-func sortTakeWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
-	ws, err := codecWriters(rec.Schema(), p, c)
-	if err != nil {
-		return err
+		return wayRun{}, err
 	}
 	counts := make([]int, p+1)
-	perm := make([]int32, rec.NumRows())
-	for _, bid := range ids {
-		clear(counts)
-		for _, q := range bid {
-			counts[q+1]++
-		}
-		for q := 1; q <= p; q++ {
-			counts[q] += counts[q-1]
-		}
-		starts := slices.Clone(counts)
-		for i, q := range bid {
-			perm[counts[q]] = int32(i)
-			counts[q]++
-		}
-		sorted, err := takeRecord(rec, perm)
-		if err != nil {
-			return err
-		}
-		for q := range p {
-			if starts[q] == starts[q+1] {
-				continue
+	var perm []int32
+	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+		perm = slices.Grow(perm[:0], int(rec.NumRows()))[:rec.NumRows()]
+		for _, bid := range ids {
+			clear(counts)
+			for _, q := range bid {
+				counts[q+1]++
 			}
-			s := sorted.NewSlice(int64(starts[q]), int64(starts[q+1]))
-			err := ws[q].Write(s)
-			s.Release()
+			for q := 1; q <= p; q++ {
+				counts[q] += counts[q-1]
+			}
+			starts := slices.Clone(counts)
+			for i, q := range bid {
+				perm[counts[q]] = int32(i)
+				counts[q]++
+			}
+			sorted, err := takeRecord(rec, perm)
 			if err != nil {
 				return err
 			}
+			for q := range p {
+				if starts[q] == starts[q+1] {
+					continue
+				}
+				s := sorted.NewSlice(int64(starts[q]), int64(starts[q+1]))
+				err := ws[q].Write(s)
+				s.Release()
+				if err != nil {
+					return err
+				}
+			}
+			sorted.Release()
 		}
-		sorted.Release()
-	}
-	return closeAll(ws)
+		return flush()
+	}, end: end}, nil
 }
 
-func partitionerWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression) error {
+func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
 	rws := make([]*codec.RawWriter, p)
 	for q := range rws {
 		var err error
-		if rws[q], err = codec.NewRawWriter(io.Discard, rec.Schema()); err != nil {
-			return err
+		if rws[q], err = codec.NewRawWriter(io.Discard, schema); err != nil {
+			return wayRun{}, err
 		}
 	}
-	pt, err := codec.NewPartitioner(rec.Schema(), p, codec.RawWriterSink(rws), codec.WithCompression(c), codec.WithBlockRows(8192))
+	pt, err := codec.NewPartitioner(schema, p, codec.RawWriterSink(rws), codec.WithCompression(c), codec.WithBlockRows(8192))
 	if err != nil {
-		return err
+		return wayRun{}, err
 	}
-	for _, bid := range ids {
-		if err := pt.Write(rec, bid); err != nil {
+	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+		for _, bid := range ids {
+			if err := pt.Write(rec, bid); err != nil {
+				return err
+			}
+		}
+		return pt.Flush()
+	}, end: func() error {
+		if err := pt.Close(); err != nil {
 			return err
 		}
-	}
-	if err := pt.Close(); err != nil {
-		return err
-	}
-	for _, w := range rws {
-		if err := w.Close(); err != nil {
-			return err
+		for _, w := range rws {
+			if err := w.Close(); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	}}, nil
 }
 
 // BenchmarkPartitioner times the Partitioner alone on lineitem, to
@@ -375,7 +408,7 @@ func partitionerWay(rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compre
 func BenchmarkPartitioner(b *testing.B) {
 	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
 	defer rec.Release()
-	for _, p := range []int{16, 200, 1000} {
+	for _, p := range []int{1, 16, 200, 1000} {
 		ids := make([]uint32, rec.NumRows())
 		for i := range ids {
 			ids[i] = uint32(splitmix64(uint64(i)) % uint64(p))
@@ -395,5 +428,52 @@ func BenchmarkPartitioner(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkPartitionMemory writes 64 lineitem batches of 8,192 rows to
+// 200 partitions under WithMemoryLimit(16 MiB), blocks of up to 8,192
+// rows, and reports the heap the Partitioner adds: live (after a
+// collection, sampled after every 4th batch) and the largest HeapAlloc
+// seen after any batch without forcing a collection (garbage included),
+// each over the limit. The input batch and the baseline heap are not
+// counted.
+func BenchmarkPartitionMemory(b *testing.B) {
+	const p, limit, nb = 200, 16 << 20, 64
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	ids := make([]uint32, rec.NumRows())
+	for b.Loop() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		pt, err := codec.NewPartitioner(rec.Schema(), p, func(int, []byte) error { return nil },
+			codec.WithBlockRows(8192), codec.WithMemoryLimit(limit))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var live, peak uint64
+		for k := range nb {
+			for i := range ids {
+				ids[i] = uint32(splitmix64(uint64(k*len(ids)+i)) % p)
+			}
+			if err := pt.Write(rec, ids); err != nil {
+				b.Fatal(err)
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc-base)
+			if k%4 == 3 {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				live = max(live, ms.HeapAlloc-base)
+			}
+		}
+		if err := pt.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(live)/limit, "live/limit")
+		b.ReportMetric(float64(peak)/limit, "peak/limit")
+		b.ReportMetric(float64(pt.Held()), "held-after-close")
 	}
 }

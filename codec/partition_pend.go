@@ -155,7 +155,9 @@ func grow(b []byte, n int) []byte {
 	if l+n <= cap(b) {
 		return b[:l+n]
 	}
-	c := max(l+n, 2*cap(b), 64)
+	// Room for a few more appends like this one: a partition's rows come
+	// in similar pieces, batch after batch.
+	c := max(l+n, 2*cap(b), 64, 4*n)
 	if cap(b) > 1<<20 {
 		c = max(l+n, cap(b)+cap(b)/4)
 	}
@@ -209,68 +211,20 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 		gatherFixed(pd.vals[at:], s.b1, pos, p.width)
 		added += m * p.width
 	case kBinary:
-		o := view[int32](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		at := len(pd.data)
-		pd.data = grow(pd.data, total)
-		pd.off32 = slices.Grow(pd.off32, m)
-		last := pd.off32[len(pd.off32)-1]
-		copyValues(pd.data[at:], s.b2, o, pos, last, pd.off32[len(pd.off32):len(pd.off32)+m])
-		pd.off32 = pd.off32[:len(pd.off32)+m]
+		var total int
+		pd.data, pd.off32, total = binaryRows(pd.data, pd.off32, s.b2, view[int32](s.b1), pos)
 		added += total + 4*m
 	case kLargeBinary:
-		o := view[int64](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		at := len(pd.data)
-		pd.data = grow(pd.data, total)
-		dst := pd.data[at:]
-		last := pd.off64[len(pd.off64)-1]
-		for _, r := range pos {
-			k := copy(dst, s.b2[o[r]:o[r+1]])
-			dst = dst[k:]
-			last += int64(k)
-			pd.off64 = append(pd.off64, last)
-		}
+		var total int
+		pd.data, pd.off64, total = binaryRows(pd.data, pd.off64, s.b2, view[int64](s.b1), pos)
 		added += total + 8*m
 	case kList:
-		o := view[int32](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		cp := sc.at(depth, total)[:0]
-		base := int32(s.kids[0].d.Offset())
-		last := pd.off32[len(pd.off32)-1]
-		for _, r := range pos {
-			for j := o[r]; j < o[r+1]; j++ {
-				cp = append(cp, base+j)
-			}
-			last += o[r+1] - o[r]
-			pd.off32 = append(pd.off32, last)
-		}
+		var cp []int32
+		pd.off32, cp = listRows(pd.off32, view[int32](s.b1), pos, int32(s.kids[0].d.Offset()), sc, depth)
 		added += 4*m + pd.kids[0].appendRows(s.kids[0], cp, sc, depth+1)
 	case kLargeList:
-		o := view[int64](s.b1)
-		total := 0
-		for _, r := range pos {
-			total += int(o[r+1] - o[r])
-		}
-		cp := sc.at(depth, total)[:0]
-		base := int32(s.kids[0].d.Offset())
-		last := pd.off64[len(pd.off64)-1]
-		for _, r := range pos {
-			for j := o[r]; j < o[r+1]; j++ {
-				cp = append(cp, base+int32(j))
-			}
-			last += o[r+1] - o[r]
-			pd.off64 = append(pd.off64, last)
-		}
+		var cp []int32
+		pd.off64, cp = listRows(pd.off64, view[int64](s.b1), pos, int32(s.kids[0].d.Offset()), sc, depth)
 		added += 8*m + pd.kids[0].appendRows(s.kids[0], cp, sc, depth+1)
 	case kFixedList:
 		w := int32(p.width)
@@ -294,6 +248,26 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 	}
 	pd.n += m
 	return added
+}
+
+// listRows appends to offs the offsets of the lists at positions pos of
+// a list array of offsets o, and returns them with the positions of their
+// elements in the child, whose offset is base (in sc at depth).
+func listRows[T int32 | int64](offs, o []T, pos []int32, base int32, sc *scratch, depth int) ([]T, []int32) {
+	total := 0
+	for _, r := range pos {
+		total += int(o[r+1] - o[r])
+	}
+	cp := sc.at(depth, total)[:0]
+	last := offs[len(offs)-1]
+	for _, r := range pos {
+		for j := o[r]; j < o[r+1]; j++ {
+			cp = append(cp, base+int32(j))
+		}
+		last += o[r+1] - o[r]
+		offs = append(offs, last)
+	}
+	return offs, cp
 }
 
 // appendValidity appends the validity bits of the rows at pos, making a
@@ -322,10 +296,26 @@ func (pd *pend) appendValidity(s *src, pos []int32) int {
 	return m / 8
 }
 
+// binaryRows appends to data and offs the values at positions pos of the
+// binary array of offsets o and data src, and returns them with the bytes
+// added to data.
+func binaryRows[T int32 | int64](data []byte, offs []T, src []byte, o []T, pos []int32) ([]byte, []T, int) {
+	total := 0
+	for _, r := range pos {
+		total += int(o[r+1] - o[r])
+	}
+	at, m := len(data), len(pos)
+	data = grow(data, total)
+	offs = slices.Grow(offs, m)
+	n := len(offs)
+	copyValues(data[at:], src, o, pos, offs[n-1], offs[n:n+m])
+	return data, offs[:n+m], total
+}
+
 // copyValues copies the values at positions pos of the binary array of
 // offsets o and data src to dst, one after the other, and sets offs[j] to
 // the end of value j, counted from last.
-func copyValues(dst, src []byte, o []int32, pos []int32, last int32, offs []int32) {
+func copyValues[T int32 | int64](dst, src []byte, o []T, pos []int32, last T, offs []T) {
 	w := 0
 	for j, r := range pos {
 		lo, hi := o[r], o[r+1]
@@ -336,7 +326,7 @@ func copyValues(dst, src []byte, o []int32, pos []int32, last int32, offs []int3
 		} else {
 			w += copy(dst[w:], src[lo:hi])
 		}
-		offs[j] = last + int32(w)
+		offs[j] = last + T(w)
 	}
 }
 

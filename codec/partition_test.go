@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -338,52 +336,35 @@ func TestPartitionGolden(t *testing.T) {
 	if root == "" {
 		t.Skip("ARROW_TEST_DATA is not set")
 	}
-	files, err := filepath.Glob(filepath.Join(root, goldenDir, "*.stream"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	sort.Strings(files)
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
+	forGoldenStreams(t, root, func(t *testing.T, rdr *ipc.Reader) {
+		if _, err := NewEncoder(rdr.Schema()); err != nil {
+			t.Skipf("the encoder refuses the schema: %v", err)
+		}
+		var recs []arrow.RecordBatch
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+			if n := rec.NumRows(); n > 2 {
+				recs = append(recs, rec.NewSlice(1, n-1))
 			}
-			defer f.Close()
-			rdr, err := ipc.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
+		}
+		defer func() {
+			for _, rec := range recs {
+				rec.Release()
 			}
-			defer rdr.Release()
-			if _, err := NewEncoder(rdr.Schema()); err != nil {
-				t.Skipf("the encoder refuses the schema: %v", err)
+		}()
+		if len(recs) == 0 {
+			t.Skip("no batches")
+		}
+		for _, p := range []int{1, 7, 200} {
+			for _, c := range partitionCompressions {
+				t.Run(fmt.Sprintf("P%d-%s", p, c), func(t *testing.T) {
+					checkPartitioned(t, recs, p, randIDs(p), WithCompression(c), WithBlockRows(20))
+				})
 			}
-			var recs []arrow.RecordBatch
-			for rdr.Next() {
-				rec := rdr.RecordBatch()
-				rec.Retain()
-				recs = append(recs, rec)
-				if n := rec.NumRows(); n > 2 {
-					recs = append(recs, rec.NewSlice(1, n-1))
-				}
-			}
-			defer func() {
-				for _, rec := range recs {
-					rec.Release()
-				}
-			}()
-			if len(recs) == 0 {
-				t.Skip("no batches")
-			}
-			for _, p := range []int{1, 7, 200} {
-				for _, c := range partitionCompressions {
-					t.Run(fmt.Sprintf("P%d-%s", p, c), func(t *testing.T) {
-						checkPartitioned(t, recs, p, randIDs(p), WithCompression(c), WithBlockRows(20))
-					})
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestPartitionDictionaries sends batches with the same, equal and
@@ -521,5 +502,55 @@ func TestPartitionSinkError(t *testing.T) {
 	}
 	if err := pt.Flush(); !errors.Is(err, boom) {
 		t.Fatalf("Flush after a sink error: %v", err)
+	}
+}
+
+// TestPartitionMemoryLimit checks that with WithMemoryLimit the memory
+// held for pending rows stays under the limit after every Write, by
+// finishing the largest partitions early, and that the blocks still hold
+// every row in order.
+func TestPartitionMemoryLimit(t *testing.T) {
+	rec := randbatch.Lineitem(memory.DefaultAllocator, 2048)
+	defer rec.Release()
+	const p, limit = 50, 256 << 10
+	var recs []arrow.RecordBatch
+	for range 12 {
+		recs = append(recs, rec)
+	}
+	pb := make(partBlocks, p)
+	pt, err := NewPartitioner(rec.Schema(), p, pb.sink, WithBlockRows(1<<20), WithMemoryLimit(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for b := range recs {
+		parts := make([]uint32, rec.NumRows())
+		for r := range parts {
+			parts[r] = randIDs(p)(b, r)
+		}
+		if err := pt.Write(rec, parts); err != nil {
+			t.Fatal(err)
+		}
+		if pt.Held() > limit {
+			t.Fatalf("after batch %d the Partitioner holds %d bytes, over its limit of %d", b, pt.Held(), limit)
+		}
+		most = max(most, pt.Held())
+	}
+	if most < limit/2 {
+		t.Errorf("the most held was %d bytes: the limit of %d never came near", most, limit)
+	}
+	if err := pt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	early := 0
+	for q := range pb {
+		early += max(0, len(pb[q])-1)
+	}
+	if early == 0 {
+		t.Error("no block was finished early")
+	}
+	checkPartitioned(t, recs, p, randIDs(p), WithBlockRows(1<<20), WithMemoryLimit(limit))
+	if _, err := NewPartitioner(rec.Schema(), p, pb.sink, WithMemoryLimit(-1)); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("WithMemoryLimit(-1): %v", err)
 	}
 }
