@@ -475,6 +475,9 @@ func (pt *Partitioner) finish(q int) (err error) {
 	pt.cols[len(e.plans)] = len(c.segs)
 	c.cols = pt.cols
 	out := e.appendGathered(pt.out[:0], c, 0, pa.rows)
+	if e.cfg.checksum {
+		out = sealBlock(out, 0) // as AppendBatches seals its blocks
+	}
 	pt.out = out[:0]
 	return pt.sink(q, out)
 }

@@ -63,7 +63,7 @@ func checkPartitioned(t *testing.T, recs []arrow.RecordBatch, p int, ids func(b,
 		t.Fatal(err)
 	}
 	cfg, _ := newConfig(opts)
-	enc, err := NewEncoder(schema)
+	enc, err := NewEncoder(schema, WithBlockChecksum(cfg.checksum))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,6 +329,13 @@ func TestPartitionRandomSchemas(t *testing.T) {
 			rec.Release()
 		}
 	}
+}
+
+// TestPartitionBlockChecksum: with WithBlockChecksum the Partitioner's
+// blocks are sealed as AppendBatches seals them.
+func TestPartitionBlockChecksum(t *testing.T) {
+	_, _, recs := seededBatches(t, 41, 4, 1, 6)
+	checkPartitioned(t, recs, 7, func(b, r int) uint32 { return uint32(b*31+r) % 7 }, WithBlockChecksum(true))
 }
 
 func TestPartitionGolden(t *testing.T) {
