@@ -16,16 +16,10 @@ import (
 // is the median over the runs of the geometric mean within each run, with
 // the smallest and largest of those; the size ratio has no runs.
 type benchSummary struct {
-	Compression    string  `json:"compression"`
-	IPCCompression string  `json:"ipc_compression"`
-	Cases          int     `json:"cases"`
-	EncodeRatio    float64 `json:"encode_time_ratio"`
-	EncodeRatioMin float64 `json:"encode_time_ratio_min"`
-	EncodeRatioMax float64 `json:"encode_time_ratio_max"`
-	DecodeRatio    float64 `json:"decode_time_ratio"`
-	DecodeRatioMin float64 `json:"decode_time_ratio_min"`
-	DecodeRatioMax float64 `json:"decode_time_ratio_max"`
-	SizeRatio      float64 `json:"size_ratio"`
+	Compression    string `json:"compression"`
+	IPCCompression string `json:"ipc_compression"`
+	Cases          int    `json:"cases"`
+	measure.Ratios
 }
 
 // benchSummaries returns a summary per pair of codecs, in the order the

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
@@ -181,5 +182,30 @@ func TestParquetInt96Warned(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "convert", plain, filepath.Join(dir, "b.parquet")); code != 0 || strings.Contains(stderr, "INT96") {
 		t.Errorf("a file without INT96: status %d, stderr %q", code, stderr)
+	}
+}
+
+// TestInspectParquetCodecNames: inspect names Parquet's codecs as the
+// rest of the command names compressions (issue 31 item 11).
+func TestInspectParquetCodecNames(t *testing.T) {
+	dir := t.TempDir()
+	rec := lineitem(t, 10)
+	for c, want := range map[compress.Compression]string{compress.Codecs.Uncompressed: "none", compress.Codecs.Lz4Raw: "lz4", compress.Codecs.Zstd: "zstd", compress.Codecs.Snappy: "snappy"} {
+		path := filepath.Join(dir, want+".parquet")
+		writeFile(t, path, parquetBytes(t, rec, parquet.NewWriterProperties(parquet.WithCompression(c)), pqarrow.DefaultWriterProps()))
+		code, out, stderr := runCmd(t, "inspect", path)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		if !strings.Contains(out, " "+want+" ") || strings.Contains(out, "uncompressed ") || strings.Contains(out, "lz4_raw") {
+			t.Errorf("%s: inspect does not name the codec %s:\n%s", path, want, out)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -156,6 +156,26 @@ type Format struct {
 // OK reports whether the format was measured.
 func (f Format) OK() bool { return f.Err == "" }
 
+// Ratios are arrowpack's measures over IPC's, of one case or (in a
+// summary) of several.
+type Ratios struct {
+	// EncodeRatio is arrowpack's encode time over IPC's (below 1: arrowpack
+	// is faster): the median over the runs of the ratio within each run
+	// (the two timed side by side, in turns); EncodeRatioMin and
+	// EncodeRatioMax are the smallest and largest of those. 0 if either
+	// format failed.
+	EncodeRatio    float64 `json:"encode_time_ratio"`
+	EncodeRatioMin float64 `json:"encode_time_ratio_min"`
+	EncodeRatioMax float64 `json:"encode_time_ratio_max"`
+	// DecodeRatio, DecodeRatioMin and DecodeRatioMax are the same of the
+	// decode times.
+	DecodeRatio    float64 `json:"decode_time_ratio"`
+	DecodeRatioMin float64 `json:"decode_time_ratio_min"`
+	DecodeRatioMax float64 `json:"decode_time_ratio_max"`
+	// SizeRatio is arrowpack's block size over IPC's; 0 if either failed.
+	SizeRatio float64 `json:"size_ratio"`
+}
+
 // Result is the side-by-side measurement of one case (a shape or an input
 // file's batches) with one compression.
 type Result struct {
@@ -180,21 +200,8 @@ type Result struct {
 	Arrowpack Format `json:"arrowpack"`
 	// IPC holds arrow-go IPC's results.
 	IPC Format `json:"ipc"`
-	// EncodeRatio is arrowpack's encode time over IPC's (below 1: arrowpack
-	// is faster): the median over the runs of the ratio within each run
-	// (the two timed side by side, in turns); EncodeRatioMin and
-	// EncodeRatioMax are the smallest and largest of those. 0 if either
-	// format failed.
-	EncodeRatio    float64 `json:"encode_time_ratio"`
-	EncodeRatioMin float64 `json:"encode_time_ratio_min"`
-	EncodeRatioMax float64 `json:"encode_time_ratio_max"`
-	// DecodeRatio, DecodeRatioMin and DecodeRatioMax are the same of the
-	// decode times.
-	DecodeRatio    float64 `json:"decode_time_ratio"`
-	DecodeRatioMin float64 `json:"decode_time_ratio_min"`
-	DecodeRatioMax float64 `json:"decode_time_ratio_max"`
-	// SizeRatio is arrowpack's block size over IPC's; 0 if either failed.
-	SizeRatio float64 `json:"size_ratio"`
+	// Ratios compares the two formats.
+	Ratios
 }
 
 // benchMu serializes measurements, so that one does not time another's
