@@ -163,15 +163,7 @@ func (s *benchServer) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGe
 		if err != nil {
 			return err
 		}
-		for r.Next() {
-			if err := w.Write(r.RecordBatch()); err != nil {
-				return err
-			}
-		}
-		if err := r.Err(); err != nil {
-			return err
-		}
-		return w.Close()
+		return batches.Copy(w, r)
 	case "p16", "p16-co", "p256", "p256-co": // small batches, coalesced or not
 		piece := 16
 		if strings.HasPrefix(format, "p256") {

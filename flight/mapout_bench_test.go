@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack/codec"
+	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/measure"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 	"golang.org/x/sync/errgroup"
@@ -89,16 +90,7 @@ func (s *ipcShuffleServer) DoGet(t *aflight.Ticket, stream aflight.FlightService
 	if err != nil {
 		return err
 	}
-	w := aflight.NewRecordWriter(stream, opts...)
-	for r.Next() {
-		if err := w.Write(r.RecordBatch()); err != nil {
-			return err
-		}
-	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	return w.Close()
+	return batches.Copy(aflight.NewRecordWriter(stream, opts...), r)
 }
 
 // ipcMap is one map task the arrow-go way: per batch, compute.Take of each

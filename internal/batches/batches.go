@@ -55,3 +55,20 @@ func Release(recs []arrow.RecordBatch) {
 		r.Release()
 	}
 }
+
+// Copy writes every batch of rd to w and closes w: a stream passed on
+// batch by batch. The first error, of rd, w or Close, is returned (w is
+// closed on a read or write error too).
+func Copy(w Writer, rd Reader) error {
+	for rd.Next() {
+		if err := w.Write(rd.RecordBatch()); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := rd.Err(); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
