@@ -94,7 +94,7 @@ type lightScratch struct {
 	bytes []byte
 	idx   []uint32
 	alt   []byte    // what LZ4 stores a lightweight section's bytes in (notOverLZ4)
-	est   []byte    // room for lz4Estimate's chunk
+	est   []byte    // room for lz4Least's transposed sample
 	huff  huffCoder // the Huffman sections' coder
 }
 
