@@ -198,14 +198,14 @@ var fsstTrainers = sync.Pool{New: func() any {
 	return &fsstTrainer{count2: make([]uint16, 512*512)}
 }}
 
-// sampleOf copies into s a sample of data: all of it up to fsstSample
-// bytes, else fsstSample/fsstSpan spans spread evenly.
-func sampleOf(s, data []byte) []byte {
+// sampleOf copies into s a sample of data: all of it up to limit bytes,
+// else limit/fsstSpan spans spread evenly.
+func sampleOf(s, data []byte, limit int) []byte {
 	s = s[:0]
-	if len(data) <= fsstSample {
+	if len(data) <= limit {
 		return append(s, data...)
 	}
-	k := fsstSample / fsstSpan
+	k := limit / fsstSpan
 	step := (len(data) - fsstSpan) / (k - 1)
 	for i := range k {
 		s = append(s, data[i*step:i*step+fsstSpan]...)
@@ -226,12 +226,17 @@ func trainFSST(data []byte) *fsstTable {
 // trainFSSTFrom trains a table for data as trainFSST does, in the given
 // number of rounds, the first parsing the sample with from (nil: an empty
 // table) rather than with no symbols: a retrained column starts from its
-// last table, so fewer rounds find as good a table. It also returns from's
+// last table, so fewer rounds on a smaller sample (fsstWarmSample) find as
+// good a table. It also returns from's
 // ratio on the sample (1 for nil).
 func trainFSSTFrom(from *fsstTable, data []byte, rounds int) (*fsstTable, float64) {
 	tr := fsstTrainers.Get().(*fsstTrainer)
 	defer fsstTrainers.Put(tr)
-	tr.sample = sampleOf(tr.sample, data)
+	limit := fsstSample
+	if from != nil {
+		limit = fsstWarmSample
+	}
+	tr.sample = sampleOf(tr.sample, data, limit)
 	s := tr.sample
 	t := new(fsstTable)
 	t.reset()
@@ -418,11 +423,14 @@ type fsstColumn struct {
 }
 
 // fsstWarmRounds is the rounds a retrain starting from the column's last
-// table takes; fsstGain the least it must shrink the sample's codes by to
+// table takes, on a sample of at most fsstWarmSample bytes (on words,
+// sorted, which retrains every block: 1 round of 8 KiB coded as small as 2
+// of 16 KiB, in a quarter of the training); fsstGain the least it must shrink the sample's codes by to
 // replace the table; fsstMaxBackoff the most blocks between retrains that
 // do not pay.
 const (
-	fsstWarmRounds = 2
+	fsstWarmRounds = 1
+	fsstWarmSample = 8 << 10
 	fsstGain       = 0.03
 	fsstMaxBackoff = 64
 )
