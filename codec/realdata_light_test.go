@@ -2,15 +2,16 @@ package codec
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/arrowpack/arrowpack"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 	"github.com/pierrec/lz4/v4"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"testing"
 )
 
 // TestRealDataSizes checks that each real table round-trips and that its
