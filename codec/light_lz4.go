@@ -92,9 +92,6 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 	if z != nil && len(z) <= plain && (planes < 0 || len(z) <= planes) {
 		return z
 	}
-	if z != nil && lz4Predicted(st, ls, src, s.hint, len(z)) {
-		return z
-	}
 	if cap(ls.alt) < len(dst) {
 		ls.alt = make([]byte, len(dst))
 	}
@@ -172,69 +169,3 @@ func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
 	ss.secs = out
 	return stored
 }
-
-// lz4Predicted reports whether LZ4 on chunks of a sample of src, a piece
-// starting with a buffer of hint h, predicts LZ4 (and, for integers of 4
-// or 8 bytes, their byte planes each LZ4) to take clearly more than z
-// bytes, the lightweight section's size: z at most lz4Margin of each
-// prediction. LZ4 on separate chunks finds only the matches inside each,
-// so the prediction errs large; the margin covers the repeats it misses.
-// A piece under lz4SampleMin has no prediction (false: compress it).
-func lz4Predicted(st *lz4State, ls *lightScratch, src []byte, h bufHint, z int) bool {
-	n := len(src)
-	if n < lz4SampleMin {
-		return false
-	}
-	room := lz4.CompressBlockBound(lz4Chunk)
-	if cap(ls.est) < room {
-		ls.est = make([]byte, room)
-	}
-	out := ls.est[:room]
-	took := 0
-	for i := range lz4Chunks {
-		at := (n - lz4Chunk) * i / (lz4Chunks - 1)
-		k := lz4Block(st, out, src[at:at+lz4Chunk])
-		if k <= 0 || k > lz4Chunk {
-			k = lz4Chunk
-		}
-		took += k
-	}
-	if float64(z) > lz4Margin*float64(took)*float64(n)/float64(lz4Chunks*lz4Chunk) {
-		return false
-	}
-	w := int(h.width)
-	if h.kind != hInt || (w != 4 && w != 8) {
-		return true
-	}
-	m := h.n / w
-	if m < lz4Chunk {
-		return false
-	}
-	k := lz4Chunk * w
-	at := (h.n/2 - k/2) / w * w
-	if cap(ls.est) < k+room {
-		ls.est = make([]byte, k+room)
-	}
-	t, out := ls.est[:k], ls.est[k:k+room]
-	arrowpack.TransposeBytes(t, src[at:at+k], w)
-	planes := 0
-	for j := range w {
-		c := lz4Block(st, out, t[j*lz4Chunk:(j+1)*lz4Chunk])
-		if c <= 0 || c > lz4Chunk {
-			c = lz4Chunk
-		}
-		planes += c
-	}
-	pred := float64(planesHeader+5*w+n-h.n) + float64(planes)*float64(m)/lz4Chunk
-	return float64(z) <= lz4Margin*pred
-}
-
-// lz4Chunks chunks of lz4Chunk bytes, spread over a piece of at least
-// lz4SampleMin, are what lz4Predicted compresses; lz4Margin is the share
-// of the prediction under which the lightweight section is kept unchecked.
-const (
-	lz4Chunks    = 4
-	lz4Chunk     = 2 << 10
-	lz4SampleMin = 4 * lz4Chunks * lz4Chunk
-	lz4Margin    = 0.7
-)
