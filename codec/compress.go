@@ -110,7 +110,7 @@ func (c *compressor) bound(s section) int {
 	n := s.n
 	switch s.codec {
 	case codecBitpack, codecALP, codecFSST, codecPlanes:
-		return lightBound(s)
+		return lightRoom(s)
 	case codecHuff:
 		return c.huffBound(s)
 	case LZ4:
@@ -142,7 +142,7 @@ type lz4State struct {
 func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
 	switch s.codec {
 	case codecBitpack, codecALP, codecFSST, codecPlanes:
-		return c.encodeLight(st, ls, dst, src, *s)
+		return c.notOverLZ4(st, ls, dst, src, s, c.encodeLight(st, ls, dst, src, *s))
 	case codecHuff:
 		return c.encodeHuff(st, ls, dst, src, s)
 	case Zstd:
@@ -211,6 +211,7 @@ type sectionScratch struct {
 	out    []byte    // the compressed sections' bytes
 	words  []uint64  // room for the lightweight codecs' choices
 	planes []byte    // room for byte planes and Light's LZ4 trials
+	joined []byte    // Light's LZ4 sections joined into one (joinLZ4)
 	hist   [256]uint32
 }
 

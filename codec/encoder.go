@@ -311,6 +311,9 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	for _, s := range ss.secs {
 		if s.codec != None {
 			ss.out, stored = cp.compressSections(ss.secs, body, ss.out, e.cfg.concurrency)
+			if cp.kind == Light {
+				stored = cp.joinLZ4(ss, body, stored)
+			}
 			break
 		}
 	}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -184,6 +185,7 @@ type fsstTrainer struct {
 	count2  []uint16 // count2[a<<9|b]: how often code b followed code a
 	touched []uint32 // the entries of count2 that are not zero
 	cands   []fsstCand
+	slots   []int32 // the candidates by a hash of their symbol: index+1, 0 when free
 }
 
 type fsstCand struct {
@@ -196,21 +198,14 @@ var fsstTrainers = sync.Pool{New: func() any {
 	return &fsstTrainer{count2: make([]uint16, 512*512)}
 }}
 
-// fsstKey identifies a symbol of l bytes: the symbol's bytes leave the top
-// byte free only for l < 8, so the length goes into a second word.
-type fsstKey struct {
-	sym uint64
-	l   uint8
-}
-
-// sampleOf copies into s a sample of data: all of it up to fsstSample
-// bytes, else fsstSample/fsstSpan spans spread evenly.
-func sampleOf(s, data []byte) []byte {
+// sampleOf copies into s a sample of data: all of it up to limit bytes,
+// else limit/fsstSpan spans spread evenly.
+func sampleOf(s, data []byte, limit int) []byte {
 	s = s[:0]
-	if len(data) <= fsstSample {
+	if len(data) <= limit {
 		return append(s, data...)
 	}
-	k := fsstSample / fsstSpan
+	k := limit / fsstSpan
 	step := (len(data) - fsstSpan) / (k - 1)
 	for i := range k {
 		s = append(s, data[i*step:i*step+fsstSpan]...)
@@ -224,34 +219,52 @@ func sampleOf(s, data []byte) []byte {
 // candidate), and keeps the fsstMaxSymbols candidates that cover the most
 // sample bytes.
 func trainFSST(data []byte) *fsstTable {
+	t, _ := trainFSSTFrom(nil, data, fsstRounds)
+	return t
+}
+
+// trainFSSTFrom trains a table for data as trainFSST does, in the given
+// number of rounds, the first parsing the sample with from (nil: an empty
+// table) rather than with no symbols: a retrained column starts from its
+// last table, so fewer rounds on a smaller sample (fsstWarmSample) find as
+// good a table. It also returns from's
+// ratio on the sample (1 for nil).
+func trainFSSTFrom(from *fsstTable, data []byte, rounds int) (*fsstTable, float64) {
 	tr := fsstTrainers.Get().(*fsstTrainer)
 	defer fsstTrainers.Put(tr)
-	tr.sample = sampleOf(tr.sample, data)
+	limit := fsstSample
+	if from != nil {
+		limit = fsstWarmSample
+	}
+	tr.sample = sampleOf(tr.sample, data, limit)
 	s := tr.sample
 	t := new(fsstTable)
 	t.reset()
 	t.finish()
-	cands := make(map[fsstKey]int)
+	cur, fromRatio := t, 1.0
+	if from != nil {
+		cur = from
+	}
 	// scale is how many times the data holds the sample.
 	scale := float64(len(data)) / float64(max(len(s), 1))
-	for round := range fsstRounds {
-		tr.parse(t, s)
-		clear(cands)
-		tr.cands = tr.cands[:0]
-		addCand := func(sym uint64, l, gain int) {
-			k := fsstKey{sym, uint8(l)}
-			if i, ok := cands[k]; ok {
-				tr.cands[i].gain += gain
-				return
+	for round := range rounds {
+		tr.parse(cur, s)
+		if round == 0 && from != nil && len(s) > 0 {
+			coded := 0
+			for c, n := range tr.count1 {
+				coded += int(n) * (1 + c/256)
 			}
-			cands[k] = len(tr.cands)
-			tr.cands = append(tr.cands, fsstCand{sym, l, gain})
+			fromRatio = float64(coded) / float64(len(s))
+		}
+		tr.clearCands()
+		addCand := func(sym uint64, l, gain int) {
+			tr.addCand(sym, l, gain)
 		}
 		symOf := func(c uint16) (uint64, int) {
 			if c >= 256 {
 				return uint64(c - 256), 1
 			}
-			return t.sym[c], int(t.slen[c])
+			return cur.sym[c], int(cur.slen[c])
 		}
 		for c := range 512 {
 			if n := tr.count1[c]; n != 0 {
@@ -272,6 +285,9 @@ func trainFSST(data []byte) *fsstTable {
 		}
 		tr.touched = tr.touched[:0]
 		clear(tr.count1[:])
+		// Candidates used once can never be kept (below): most pairs
+		// are, and sorting them took most of the training's time.
+		tr.cands = slices.DeleteFunc(tr.cands, func(c fsstCand) bool { return c.gain/c.l < 2 })
 		slices.SortFunc(tr.cands, func(x, y fsstCand) int {
 			if x.gain != y.gain {
 				return y.gain - x.gain
@@ -298,12 +314,13 @@ func trainFSST(data []byte) *fsstTable {
 			// data than their place in the table takes (a length
 			// byte and theirs): small data gets a small table.
 			uses := c.gain / c.l
-			if uses < 2 || round == fsstRounds-1 && float64(uses*max(c.l-1, 1))*scale <= float64(c.l+1) {
+			if uses < 2 || round == rounds-1 && float64(uses*max(c.l-1, 1))*scale <= float64(c.l+1) {
 				continue
 			}
 			t.add(c.sym, c.l)
 		}
 		t.finish()
+		cur = t
 	}
 	if len(s) > 0 {
 		enc := t.encode(make([]byte, 0, 2*len(s)+8), s)
@@ -312,7 +329,38 @@ func trainFSST(data []byte) *fsstTable {
 		t.ratio = 1
 	}
 	t.size = fsstTableSize(t)
-	return t
+	return t, fromRatio
+}
+
+// clearCands empties the candidates and their lookup, sized for what the
+// next round can count: the 512 codes and the touched pairs.
+func (tr *fsstTrainer) clearCands() {
+	tr.cands = tr.cands[:0]
+	if need := 2 * (512 + len(tr.touched)); len(tr.slots) < need {
+		tr.slots = make([]int32, 1<<bits.Len(uint(need)))
+	} else {
+		clear(tr.slots)
+	}
+}
+
+// addCand adds gain to the candidate symbol sym of l bytes, first adding
+// it: an open-addressing lookup, since a map took a third of the training
+// time.
+func (tr *fsstTrainer) addCand(sym uint64, l, gain int) {
+	mask := uint64(len(tr.slots) - 1)
+	h := (sym*0x9E3779B97F4A7C15 + uint64(l)) >> 20
+	for i := h & mask; ; i = (i + 1) & mask {
+		k := tr.slots[i]
+		if k == 0 {
+			tr.slots[i] = int32(len(tr.cands) + 1)
+			tr.cands = append(tr.cands, fsstCand{sym, l, gain})
+			return
+		}
+		if c := &tr.cands[k-1]; c.sym == sym && c.l == l {
+			c.gain += gain
+			return
+		}
+	}
 }
 
 // parse encodes s with t, counting in tr each code (escapes as 256 + the
@@ -364,26 +412,63 @@ func fsstTableSize(t *fsstTable) int {
 type fsstColumn struct {
 	mu    sync.Mutex
 	table *fsstTable
-	stale bool // the last block drifted from the table's ratio: retrain
+	base  float64 // the ratio drift is measured against
+	stale bool    // the last block drifted past base: retrain
+	// wait is how many blocks must pass before a retrain is tried again,
+	// backoff what it becomes (doubling, up to fsstMaxBackoff) each time
+	// a retrain does not pay: data whose ratio drifts without a better
+	// table (sorted words) retrained every block, taking up to 25 times
+	// LZ4's encode time.
+	wait, backoff int
 }
 
+// fsstWarmRounds is the rounds a retrain starting from the column's last
+// table takes, on a sample of at most fsstWarmSample bytes (on words,
+// sorted, which retrains every block: 1 round of 8 KiB coded as small as 2
+// of 16 KiB, in a quarter of the training); fsstGain the least it must shrink the sample's codes by to
+// replace the table; fsstMaxBackoff the most blocks between retrains that
+// do not pay.
+const (
+	fsstWarmRounds = 1
+	fsstWarmSample = 8 << 10
+	fsstGain       = 0.03
+	fsstMaxBackoff = 64
+)
+
 // tableFor returns the column's table for data, training one first when
-// there is none or the last block drifted.
+// there is none, or retraining when the last block drifted and no retrain
+// that did not pay was tried too recently.
 func (fc *fsstColumn) tableFor(data []byte) *fsstTable {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if fc.table == nil || fc.stale {
-		fc.table, fc.stale = trainFSST(data), false
+	if fc.table == nil {
+		fc.table = trainFSST(data)
+		fc.base = fc.table.ratio
+		return fc.table
+	}
+	if fc.wait > 0 {
+		fc.wait--
+		return fc.table
+	}
+	if fc.stale {
+		fc.stale = false
+		t, old := trainFSSTFrom(fc.table, data, fsstWarmRounds)
+		if t.ratio+float64(t.size)/float64(max(len(data), 1)) <= old*(1-fsstGain)+float64(fc.table.size)/float64(max(len(data), 1)) {
+			fc.table, fc.base, fc.backoff = t, t.ratio, 0
+		} else {
+			fc.backoff = min(max(1, 2*fc.backoff), fsstMaxBackoff)
+			fc.wait, fc.base = fc.backoff, old
+		}
 	}
 	return fc.table
 }
 
 // observe records how well t, the column's table, did on a block: the
-// codes' size over the raw size. A ratio past fsstDrift times the
-// training ratio makes the next block retrain.
+// codes' size over the raw size. A ratio past fsstDrift times the base
+// makes the next block retrain.
 func (fc *fsstColumn) observe(t *fsstTable, ratio float64) {
 	fc.mu.Lock()
-	if fc.table == t && ratio > t.ratio*fsstDrift {
+	if fc.table == t && ratio > fc.base*fsstDrift {
 		fc.stale = true
 	}
 	fc.mu.Unlock()

@@ -93,6 +93,8 @@ type lightScratch struct {
 	words []uint64
 	bytes []byte
 	idx   []uint32
+	alt   []byte    // what LZ4 stores a lightweight section's bytes in (notOverLZ4)
+	est   []byte    // room for lz4Least's transposed sample
 	huff  huffCoder // the Huffman sections' coder
 }
 
@@ -183,6 +185,17 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 		if size := float64(bp.size(len(b) - h.n)); size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
 			s.codec, s.hint, s.bp = codecBitpack, h, bp
 			return s
+		}
+		// An LZ4 block holds integers byte-transposed: their planes,
+		// LZ4 where that shrinks them, stand in for it (timestamps on
+		// a grid, keys with gaps).
+		if w := int(h.width); w == 4 || w == 8 {
+			p, psize, planes := c.choosePlanes(ss, b[:h.n], w)
+			ss.planes = planes
+			if p.lz4|p.packed != 0 && float64(psize+len(b)-h.n) <= keep*float64(len(b)) {
+				s.codec, s.hint, s.planes = codecPlanes, h, p
+				return s
+			}
 		}
 	case hFloat:
 		a := chooseALP(b[:h.n], int(h.width), &c.column(h.col).alp)

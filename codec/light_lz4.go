@@ -1,0 +1,171 @@
+package codec
+
+import (
+	"github.com/arrowpack/arrowpack"
+	"github.com/pierrec/lz4/v4"
+)
+
+// Light never stores a section larger than LZ4 would: an estimate that
+// picked a lightweight codec may be wrong (the estimates predict 1.3-2
+// times the bytes LZ4 really writes, and a frame of reference misses runs
+// and repeats LZ4 finds), so the encoder compresses the piece with LZ4 and
+// keeps the smaller, unless the lightweight section is under the fewest
+// bytes LZ4 may take (lz4Least). Compressing every piece took the
+// built-in shapes' encode to 2 to 5 times its time.
+
+// lz4Least returns the fewest bytes LZ4 may store src, a piece starting
+// with a buffer of hint h, in (plain), and for integers of 4 or 8 bytes
+// the fewest their byte planes each LZ4 may take (planes; else -1): from
+// the match parse of a sample of src, and of each plane of a sample of
+// the integers transposed, as lz4LeastOf bounds it, and at least LZ4's
+// floor. A piece under minMatchPiece has no estimate: 0 (compress it).
+func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, planes int) {
+	n := len(src)
+	planes = -1
+	if n < minMatchPiece {
+		if h.kind == hInt {
+			planes = 0
+		}
+		return 0, planes
+	}
+	plain = max(lz4LeastOf(matchSavings(src), n), lz4Floor(n))
+	if w := int(h.width); h.kind == hInt && (w == 4 || w == 8) && h.n >= minMatchPiece {
+		k := min(h.n, lz4Sample*w) / w * w
+		at := (h.n/2 - k/2) / w * w
+		if cap(ls.est) < k {
+			ls.est = make([]byte, k)
+		}
+		t := ls.est[:k]
+		arrowpack.TransposeBytes(t, src[at:at+k], w)
+		m := k / w
+		planes = planesHeader + 5*w + n - h.n
+		for j := range w {
+			plane := t[j*m : (j+1)*m]
+			if !looksConstant(plane) {
+				planes += lz4LeastOf(matchSavings(plane), h.n/w)
+			}
+		}
+	}
+	return plain, planes
+}
+
+// lz4Sample is how many values lz4Least transposes.
+const lz4Sample = 2048
+
+// lz4LeastOf is the fewest bytes LZ4 is taken to store n bytes in whose
+// sample the match parse saved sav: (0.55 - sav) n, under the least LZ4
+// took for each savings on the pieces of the real tables and built-in
+// shapes (a parse of a sample that saved 5% went with LZ4 taking 64% of
+// the piece, one of 25% with 35%, one of 45% with 31%; from 55% on, LZ4
+// may take any number of bytes: runs longer than the sample).
+func lz4LeastOf(sav float64, n int) int {
+	return int(max(0, 0.55-sav) * float64(n))
+}
+
+// lz4Floor is the fewest bytes an LZ4 block of r raw bytes takes: from the
+// most an LZ4 block of s bytes decodes to, 255s - 1001 (FORMAT.md, Bounds).
+func lz4Floor(r int) int {
+	return (r + 1001 + 254) / 255
+}
+
+// lightRoom is the room a lightweight section s is encoded in: its own
+// bound, or what LZ4 (for integers, byte planes each LZ4) may take in its
+// place.
+func lightRoom(s section) int {
+	n := max(lightBound(s), lz4.CompressBlockBound(s.n))
+	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) {
+		n = max(n, planesBound(s.hint.n/w, w, s.n-s.hint.n))
+	}
+	return n
+}
+
+// notOverLZ4 returns z, the lightweight section s of the raw bytes src
+// encoded in dst (of lightRoom(s) bytes; nil if encoding failed), unless
+// LZ4 stores src in fewer bytes: then it returns LZ4's bytes and sets
+// s.codec to LZ4. Integers of 4 or 8 bytes are also compared with their
+// byte planes, each LZ4 or raw, since an LZ4 block holds them
+// byte-transposed (FORMAT.md's transpose flag), which is what makes LZ4
+// small on sorted keys and timestamps on a grid; their byte-plane section
+// sets s.codec to codecPlanes.
+func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
+	plain, planes := lz4Least(ls, src, s.hint)
+	if z != nil && len(z) <= plain && (planes < 0 || len(z) <= planes) {
+		return z
+	}
+	if cap(ls.alt) < len(dst) {
+		ls.alt = make([]byte, len(dst))
+	}
+	alt := ls.alt[:len(dst)]
+	if k := 0; z == nil || len(z) > plain {
+		k = lz4Block(st, alt, src)
+		if k > 0 && (z == nil || k < len(z)) {
+			s.codec = LZ4
+			z = dst[:copy(dst, alt[:k])]
+		}
+	}
+	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) && s.codec != codecPlanes && (z == nil || len(z) > planes) {
+		p := planesChoice{w: w, n: s.hint.n / w, lz4: 1<<w - 1}
+		if y := encodePlanes(st, ls, alt, src, p); z == nil || len(y) < len(z) {
+			s.codec, s.planes = codecPlanes, p
+			z = dst[:copy(dst, y)]
+		}
+	}
+	return z
+}
+
+// joinLZ4 joins each run of neighbouring LZ4 sections of ss.secs (pieces
+// notOverLZ4 gave to LZ4 lie between others) into one LZ4 section of their
+// raw bytes where that takes fewer bytes, as an LZ4 block's one section
+// finds matches across buffers; it returns the compressed body's size,
+// stored before.
+func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
+	secs := ss.secs
+	need := 0
+	for i := 0; i < len(secs); {
+		j := i + 1
+		for secs[i].codec == LZ4 && j < len(secs) && secs[j].codec == LZ4 {
+			j++
+		}
+		if j-i > 1 {
+			need += lz4.CompressBlockBound(secs[j-1].at + secs[j-1].n - secs[i].at)
+		}
+		i = j
+	}
+	if need == 0 {
+		return stored
+	}
+	if cap(ss.joined) < need {
+		ss.joined = make([]byte, need)
+	}
+	room := ss.joined[:need]
+	st := c.getState()
+	defer c.putState(st)
+	out := secs[:0]
+	for i := 0; i < len(secs); {
+		j := i + 1
+		for secs[i].codec == LZ4 && j < len(secs) && secs[j].codec == LZ4 {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, secs[i])
+			i = j
+			continue
+		}
+		at, end := secs[i].at, secs[j-1].at+secs[j-1].n
+		was := 0
+		for _, s := range secs[i:j] {
+			was += 8 + bufferSize(len(s.z))
+		}
+		n := lz4.CompressBlockBound(end - at)
+		if k := lz4Block(st, room[:n], body[at:end]); k > 0 && 8+bufferSize(k) < was {
+			out = append(out, section{at: at, n: end - at, codec: LZ4, z: room[:k:k]})
+			stored += 8 + bufferSize(k) - was
+		} else {
+			out = append(out, secs[i:j]...)
+		}
+		room = room[n:]
+		i = j
+	}
+	ss.secs = out
+	return stored
+}

@@ -1,0 +1,172 @@
+package codec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/arrowpack/arrowpack"
+	"github.com/arrowpack/arrowpack/internal/randbatch"
+	"github.com/pierrec/lz4/v4"
+)
+
+// TestRealDataSizes checks that each real table round-trips and that its
+// Light blocks take at most 1.05 times LZ4's plus 64 bytes, and logs
+// Light's bytes against LZ4's and zstd's and Light's bytes by section
+// codec (go test -v -run RealDataSizes).
+func TestRealDataSizes(t *testing.T) {
+	for _, f := range realDataFiles(t) {
+		recs := readParquet(t, f)
+		if len(recs) == 0 {
+			continue
+		}
+		lz, _ := encodeAll(t, recs, WithCompression(LZ4))
+		zs, _ := encodeAll(t, recs, WithCompression(Zstd))
+		li, blocks := encodeAll(t, recs, WithCompression(Light))
+		by := map[Compression]int{}
+		for _, b := range blocks {
+			h := must(parseHeader(b))
+			if h.compression == None {
+				by[None] += len(b)
+				continue
+			}
+			eachSection(b[headerSize:], h.raw, func(s sectionIn) error {
+				by[s.codec] += len(s.src)
+				return nil
+			})
+		}
+		// Each section is at most LZ4's (TestLightNotOverLZ4); the
+		// block may exceed LZ4's by what LZ4's one long section finds
+		// across buffers (alltypes_tiny_pages: 3.8%).
+		if li > lz+lz/20+64 {
+			t.Errorf("%s: Light %d bytes, more than 1.05 x LZ4's %d + 64", filepath.Base(f), li, lz)
+		}
+		t.Logf("%-40s light/lz4 %.3f light/zstd %.3f (light %d lz4 %d zstd %d) %v", filepath.Base(f),
+			float64(li)/float64(lz), float64(li)/float64(zs), li, lz, zs, by)
+	}
+}
+
+// BenchmarkRealData encodes the batches of each real table with LZ4, zstd
+// and Light (go test -bench RealData -run XXX ./codec; REALDATA_FILE picks
+// one file by its base name).
+func BenchmarkRealData(b *testing.B) {
+	for _, f := range realDataFiles(b) {
+		if w := os.Getenv("REALDATA_FILE"); w != "" && w != filepath.Base(f) {
+			continue
+		}
+		recs := readParquet(b, f)
+		if len(recs) == 0 {
+			continue
+		}
+		for _, c := range []Compression{LZ4, Zstd, Light} {
+			enc := must(NewEncoder(recs[0].Schema(), WithCompression(c)))
+			var buf []byte
+			b.Run(filepath.Base(f)+"/"+c.String(), func(b *testing.B) {
+				for b.Loop() {
+					for _, r := range recs {
+						buf = must(enc.Append(buf[:0], r))
+					}
+				}
+			})
+		}
+	}
+}
+
+// lightNotOverLZ4 checks FORMAT.md's rule on every lightweight section of
+// the Light block b: it takes no more bytes than LZ4 (pierrec's fast
+// compressor, as the encoder's) stores its raw bytes in, and, for a
+// section of integers the encoder could have written as byte planes, no
+// more than those planes each LZ4 or raw; a bit-packed section is checked
+// against both the LZ4 of its bytes and of their 8-byte planes (its
+// width is not in the section), and passes if it is under either.
+func lightNotOverLZ4(t *testing.T, name string, b []byte) {
+	t.Helper()
+	h := must(parseHeader(b))
+	if h.compression == None {
+		return
+	}
+	d := &decompressor{maxBlock: DefaultMaxBlockSize, concurrency: 1, pool: &blockPool{}}
+	var c lz4.Compressor
+	if err := eachSection(b[headerSize:], h.raw, func(s sectionIn) error {
+		if s.codec < codecBitpack || s.codec > codecPlanes {
+			return nil
+		}
+		raw := make([]byte, s.raw)
+		if err := d.decompressBody(raw, s.src, s.codec); err != nil {
+			t.Fatalf("%s: section at %d: %v", name, s.at, err)
+		}
+		dst := make([]byte, lz4.CompressBlockBound(len(raw)))
+		n, err := c.CompressBlock(raw, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			n = len(raw) + 1 // incompressible: LZ4 stores nothing smaller
+		}
+		if len(s.src) > n && len(s.src) > lz4Floor(len(raw)) {
+			if s.codec == codecPlanes || s.codec == codecBitpack {
+				// Planes of 4 or 8 bytes each LZ4: the encoder's other
+				// measure for integers.
+				best := n
+				for _, w := range []int{4, 8} {
+					vals := len(raw) / w * w
+					tr := make([]byte, vals)
+					arrowpack.TransposeBytes(tr, raw[:vals], w)
+					size := planesHeader + 5*w + len(raw) - vals
+					for j := range w {
+						plane := tr[j*vals/w : (j+1)*vals/w]
+						k, _ := c.CompressBlock(plane, dst)
+						if k == 0 || k >= len(plane) {
+							k = len(plane)
+						}
+						size += k
+					}
+					best = min(best, size)
+				}
+				if len(s.src) <= best {
+					return nil
+				}
+				n = best
+			}
+			t.Errorf("%s: section at %d of codec %d: %d bytes, LZ4 %d", name, s.at, s.codec, len(s.src), n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLightNotOverLZ4 checks lightNotOverLZ4 on the Light blocks of the
+// real tables and of random batches of every type, and logs each real
+// table's Light bytes against LZ4's block.
+func TestLightNotOverLZ4(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	var fields []arrow.Field
+	for i, dt := range randbatch.AllTypes() {
+		fields = append(fields, arrow.Field{Name: fmt.Sprint("c", i), Type: dt, Nullable: true})
+	}
+	schema := arrow.NewSchema(fields, nil)
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 28))
+		rec := randbatch.Batch(mem, r, schema, 1024+r.IntN(4000), randbatch.Options{NullProb: r.Float64() * 0.3, Slice: r.IntN(2) == 0})
+		enc := must(NewEncoder(rec.Schema(), WithCompression(Light)))
+		lightNotOverLZ4(t, fmt.Sprint("random ", seed), must(enc.Append(nil, rec)))
+		rec.Release()
+	}
+	for _, sh := range randbatch.BenchShapes() {
+		rec := sh.Build(mem)
+		lightNotOverLZ4(t, sh.Name, roundTrip(t, rec, WithCompression(Light)))
+		rec.Release()
+	}
+	for _, f := range realDataFiles(t) {
+		recs := readParquet(t, f)
+		_, blocks := encodeAll(t, recs, WithCompression(Light))
+		for _, b := range blocks {
+			lightNotOverLZ4(t, filepath.Base(f), b)
+		}
+	}
+}
