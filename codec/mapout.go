@@ -269,11 +269,19 @@ func (m *MapOutput) checkFrames(p int, info PartitionInfo, b []byte) error {
 // frames and an end frame, which a Reader or RawReader reads like any
 // stream.
 func (m *MapOutput) PartitionStream(p int, frames []byte) io.Reader {
-	var end [frameHeaderSize]byte
+	var blocks int64
 	if p >= 0 && p < len(m.index) {
-		binary.LittleEndian.PutUint64(end[8:], uint64(m.index[p].Blocks))
+		blocks = m.index[p].Blocks
 	}
-	return io.MultiReader(bytes.NewReader(m.header), bytes.NewReader(frames), bytes.NewReader(end[:]))
+	return m.stream(bytes.NewReader(frames), blocks)
+}
+
+// stream returns the stream of a partition's frames, read from frames:
+// the map output's stream header, the frames, and an end frame of blocks.
+func (m *MapOutput) stream(frames io.Reader, blocks int64) io.Reader {
+	var end [frameHeaderSize]byte
+	binary.LittleEndian.PutUint64(end[8:], uint64(blocks))
+	return io.MultiReader(bytes.NewReader(m.header), frames, bytes.NewReader(end[:]))
 }
 
 // NewPartitionReader reads and checks partition p (ReadPartition) and
@@ -324,7 +332,5 @@ func (m *MapOutput) OpenPartition(p int) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	var end [frameHeaderSize]byte
-	binary.LittleEndian.PutUint64(end[8:], uint64(info.Blocks))
-	return io.MultiReader(bytes.NewReader(m.header), io.NewSectionReader(m.r, info.Offset, info.Length), bytes.NewReader(end[:])), nil
+	return m.stream(io.NewSectionReader(m.r, info.Offset, info.Length), info.Blocks), nil
 }

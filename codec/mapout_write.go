@@ -265,6 +265,10 @@ func (w *MapOutputWriter) write() error {
 		bw.Write(b) // its error stays in bw, returned by Flush
 		off += int64(len(b))
 	}
+	frame := func(block []byte, crc uint32) {
+		writeFrame(bw, block, crc) // likewise
+		off += frameHeaderSize + int64(len(block))
+	}
 	put(mapPreamble())
 	put(w.header)
 	index := make([]byte, 0, len(w.parts)*mapIndexEntrySize)
@@ -272,12 +276,8 @@ func (w *MapOutputWriter) write() error {
 	for _, bs := range w.parts {
 		start, rows := off, 0
 		for _, b := range bs {
-			var fh [frameHeaderSize]byte
-			binary.LittleEndian.PutUint64(fh[:], uint64(b.n))
-			binary.LittleEndian.PutUint32(fh[8:], b.crc)
-			put(fh[:])
 			if !b.spilled {
-				put(w.mem[b.chunk][b.off : b.off+int64(b.n)])
+				frame(w.mem[b.chunk][b.off:b.off+int64(b.n)], b.crc)
 			} else {
 				if cap(tmp) < b.n {
 					tmp = make([]byte, b.n)
@@ -286,7 +286,7 @@ func (w *MapOutputWriter) write() error {
 				if _, err := w.spill.ReadAt(tmp, b.off); err != nil {
 					return fmt.Errorf("reading back the map output's spill file: %w", err)
 				}
-				put(tmp)
+				frame(tmp, b.crc)
 			}
 			rows += b.rows
 		}
