@@ -87,18 +87,18 @@ func partitionTicket(t string) (key string, p int, ok bool, err error) {
 	return t[:i], p, true, nil
 }
 
-// openMap opens the stored map output of key.
-func (s *Server) openMap(key string) (*os.File, *codec.MapOutput, error) {
+// openMap opens the stored map output of key, and returns its size.
+func (s *Server) openMap(key string) (*os.File, *codec.MapOutput, int64, error) {
 	f, st, err := s.openFile(key, mapFileExt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	m, err := codec.OpenMapOutput(f, st.Size(), codec.WithMaxBlockSize(s.maxBlock))
 	if err != nil {
 		f.Close()
-		return nil, nil, s.damagedFile("map output "+pathName(key), key+mapFileExt, err)
+		return nil, nil, 0, s.damagedFile("map output "+pathName(key), key+mapFileExt, err)
 	}
-	return f, m, nil
+	return f, m, st.Size(), nil
 }
 
 // doGetPartition serves partition p of the map output of key as DoGet
@@ -111,7 +111,7 @@ func (s *Server) doGetPartition(key string, p int, stream aflight.FlightService_
 	if err != nil {
 		return statusOf(err, "arrowpack flight: DoGet")
 	}
-	f, m, err := s.openMap(key)
+	f, m, _, err := s.openMap(key)
 	if err != nil {
 		return err
 	}
@@ -132,14 +132,10 @@ func (s *Server) doGetPartition(key string, p int, stream aflight.FlightService_
 	sh := &share{b: s.budget}
 	defer sh.release()
 	var rows int64
+	take := sh.chargeBlock("DoGet " + name)
 	charge := func(b codec.BlockInfo, decoded bool) error {
 		rows += int64(b.Rows)
-		sh.release()
-		cost := int64(b.Size)
-		if decoded {
-			cost = blockCost(b)
-		}
-		return sh.take(cost, "DoGet "+name)
+		return take(b, decoded)
 	}
 	err = sendStored(stream, rr, nil, ap, comp, set, s.opts, charge)
 	if err == nil && rows != info.Rows {
@@ -161,20 +157,16 @@ func (s *Server) mapInfo(key string) (*aflight.FlightInfo, error) {
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "arrowpack flight: %v", err)
 	}
-	f, m, err := s.openMap(key)
+	f, m, size, err := s.openMap(key)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, statusOf(err, "arrowpack flight: %s", key)
-	}
 	fi := &aflight.FlightInfo{
 		Schema:           aflight.SerializeSchema(m.Schema(), memory.DefaultAllocator),
 		FlightDescriptor: &aflight.FlightDescriptor{Type: aflight.DescriptorPATH, Path: path},
 		TotalRecords:     m.Rows(),
-		TotalBytes:       st.Size(),
+		TotalBytes:       size,
 	}
 	for p := range m.NumPartitions() {
 		info, _ := m.Partition(p)

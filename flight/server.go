@@ -360,6 +360,20 @@ func (s *Server) damagedFile(what, file string, err error) error {
 // the block and the batch decoded from it.
 func blockCost(b codec.BlockInfo) int64 { return int64(b.Size) + int64(b.RawSize) }
 
+// chargeBlock returns sendStored's charge for a call named what: each
+// block sent takes the place of the one before in sh, costing the block,
+// or the block and its batch when it is decoded.
+func (sh *share) chargeBlock(what string) func(codec.BlockInfo, bool) error {
+	return func(info codec.BlockInfo, decoded bool) error {
+		sh.release()
+		cost := int64(info.Size)
+		if decoded {
+			cost = blockCost(info)
+		}
+		return sh.take(cost, what)
+	}
+}
+
 // batchWriter is what DoGet writes through: a Writer or arrow-go's IPC
 // flight writer.
 type batchWriter interface {
@@ -413,16 +427,7 @@ func (s *Server) DoGet(t *aflight.Ticket, stream aflight.FlightService_DoGetServ
 	}
 	sh := &share{b: s.budget}
 	defer sh.release()
-	what := "DoGet " + pathName(key)
-	charge := func(info codec.BlockInfo, decoded bool) error {
-		sh.release()
-		cost := int64(info.Size)
-		if decoded {
-			cost = blockCost(info)
-		}
-		return sh.take(cost, what)
-	}
-	if err := sendStored(stream, rr, m, ap, comp, set, s.opts, charge); err != nil {
+	if err := sendStored(stream, rr, m, ap, comp, set, s.opts, sh.chargeBlock("DoGet "+pathName(key))); err != nil {
 		if errors.Is(err, errStored) {
 			return s.damaged(key, fmt.Errorf("file %s: %w", f.Name(), err))
 		}
