@@ -68,16 +68,25 @@ type Partitioner struct {
 	maxSize int
 	limit   int
 
-	fast  []bool // column i is pended (fastKind)
-	srcs  []*src // column i's batch, read once per Write
-	parts []partition
-	held  int // bytes held for pending rows over all partitions (partition.mem)
+	fast     []bool // column i is pended (fastKind)
+	flat     []bool // column i is scattered column-major (flatKind)
+	rowMajor bool   // some column is not flat
+	srcs     []*src // column i's batch, read once per Write
+	parts    []partition
+	pends    [][][]pend // column i's pends, partition by partition (pendOf)
+	room     []int      // rows partition q's block has room for
+	held     int        // bytes held for pending rows over all partitions (partition.mem)
 
-	// Per Write: the counting sort of the rows by partition.
-	counts []int32 // rows per partition, then the start of each
-	idx    []int32 // the rows, partition by partition, in order
-	sc     scratch
-	shift  []int32 // a column's row positions, its offset added
+	// Per range of rows of a Write (scatter), per partition: its rows,
+	// the bytes its block and the memory its buffers grow by; and, for
+	// the columns that are not flat, the rows sorted by partition.
+	counts   []int32
+	add, mem []int
+	starts   []int32
+	idx      []int32
+	ss       scatterScratch
+	sc       scratch
+	shift    []int32 // a column's row positions, its offset added
 
 	// Columns with dictionaries (at any level): the last batch's.
 	hasDict []bool
@@ -124,9 +133,10 @@ func NewPartitioner(schema *arrow.Schema, p int, sink BlockSink, opts ...Option)
 		return nil, err
 	}
 	pt := &Partitioner{enc: enc, sink: sink, n: p, maxRows: math.MaxInt, maxSize: math.MaxInt,
-		limit: enc.cfg.memLimit, parts: make([]partition, p), counts: make([]int32, p+1),
-		dicts: make([][]arrow.ArrayData, len(enc.plans)),
-		cols:  make([]int, len(enc.plans)+1), out: alignedAt(64<<10, 0)[:0]}
+		limit: enc.cfg.memLimit, parts: make([]partition, p), room: make([]int, p),
+		counts: make([]int32, p), add: make([]int, p), mem: make([]int, p), starts: make([]int32, p+1),
+		dicts: make([][]arrow.ArrayData, len(enc.plans)), pends: make([][][]pend, len(enc.plans)),
+		cols: make([]int, len(enc.plans)+1), out: alignedAt(64<<10, 0)[:0]}
 	if enc.cfg.blockRows > 0 {
 		pt.maxRows = enc.cfg.blockRows
 	}
@@ -136,9 +146,14 @@ func NewPartitioner(schema *arrow.Schema, p int, sink BlockSink, opts ...Option)
 	if enc.cfg.blockRows <= 0 && enc.cfg.blockSize <= 0 {
 		pt.maxSize = DefaultPartitionBlockSize
 	}
+	for q := range pt.room {
+		pt.room[q] = pt.maxRows
+	}
 	for _, pl := range enc.plans {
 		f := fastKind(pl, true)
 		pt.fast = append(pt.fast, f)
+		pt.flat = append(pt.flat, flatKind(pl))
+		pt.rowMajor = pt.rowMajor || !flatKind(pl)
 		pt.hasDict = append(pt.hasDict, hasDict(pl))
 		var s *src
 		if f {
@@ -268,43 +283,43 @@ func (o *dictOnly) Dictionary() arrow.ArrayData { return o.ArrayData }
 
 // scatter appends rows [first, first+len(parts)) of the batch whose
 // columns are cols to their partitions, finishing the blocks that reach
-// their target on the way.
+// their target on the way. It goes a range of rows at a time, each range
+// ending where some partition's block reaches WithBlockRows: flat columns
+// are scattered column-major over the range, the others partition by
+// partition.
 func (pt *Partitioner) scatter(cols []arrow.Array, parts []uint32, first int) error {
-	counts := pt.counts
-	clear(counts)
-	for _, q := range parts {
-		counts[q+1]++
-	}
-	for q := 1; q <= pt.n; q++ {
-		counts[q] += counts[q-1]
-	}
-	if cap(pt.idx) < len(parts) {
-		pt.idx = make([]int32, len(parts))
-	}
-	idx := pt.idx[:len(parts)]
-	for i, q := range parts {
-		idx[counts[q]] = int32(first + i)
-		counts[q]++
-	}
-	// counts[q] is now the end of partition q's rows, counts[q-1] (0 for
-	// q = 0) their start.
-	start := 0
-	for q := 0; q < pt.n; q++ {
-		end := int(counts[q])
-		for start < end {
-			pa := &pt.parts[q]
-			take := min(end-start, pt.maxRows-pa.rows)
-			if err := pt.appendRows(q, cols, idx[start:start+take]); err != nil {
-				return err
+	pt.ss.size(pt.n)
+	for lo := 0; lo < len(parts); {
+		hi := pt.tally(parts, lo)
+		rng, cnt := parts[lo:hi], pt.counts[:pt.n]
+		add, mem := pt.add[:pt.n], pt.mem[:pt.n]
+		clear(add)
+		clear(mem)
+		for i, col := range cols {
+			if pt.flat[i] {
+				pt.scatterFlat(i, col.Data(), rng, first+lo, cnt, add, mem)
 			}
-			start += take
+		}
+		if pt.rowMajor {
+			pt.byPartition(cols, rng, first+lo, cnt, add, mem)
+		}
+		for q, c := range cnt {
+			if c == 0 {
+				continue
+			}
+			pa := &pt.parts[q]
+			pa.rows += int(c)
+			pt.room[q] -= int(c)
+			pa.bytes += add[q]
+			pa.mem += mem[q]
+			pt.held += mem[q]
 			if pa.rows >= pt.maxRows || pa.bytes >= pt.maxSize {
 				if err := pt.finish(q); err != nil {
 					return err
 				}
 			}
 		}
-		start = end
+		lo = hi
 	}
 	if pt.limit > 0 {
 		return pt.holdLimit()
@@ -312,35 +327,73 @@ func (pt *Partitioner) scatter(cols []arrow.Array, parts []uint32, first int) er
 	return nil
 }
 
-// appendRows appends the rows rows of the batch (its columns cols) to
-// partition q.
-func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) error {
-	pa := &pt.parts[q]
-	if !pa.alive {
-		pa.live = make([]*pend, len(cols))
-		pa.segs = make([][]piece, len(cols))
-		pa.alive = true
+// tally counts, in pt.counts, the rows from lo on that go to each
+// partition, up to the row that fills some partition's block to
+// WithBlockRows, and returns the end of the rows counted.
+func (pt *Partitioner) tally(parts []uint32, lo int) int {
+	cnt, room := pt.counts[:pt.n], pt.room
+	clear(cnt)
+	for r := lo; r < len(parts); r++ {
+		q := parts[r]
+		cnt[q]++
+		if int(cnt[q]) == room[q] {
+			return r + 1
+		}
 	}
-	pieces := 0
+	return len(parts)
+}
+
+// byPartition appends the rows of the columns that are not flat to their
+// partitions, partition by partition: cnt[q] of the rows go to q.
+func (pt *Partitioner) byPartition(cols []arrow.Array, parts []uint32, first int, cnt []int32, add, mem []int) {
+	starts := pt.starts[:pt.n+1]
+	starts[0] = 0
+	for q, c := range cnt {
+		starts[q+1] = starts[q] + c
+	}
+	if cap(pt.idx) < len(parts) {
+		pt.idx = make([]int32, len(parts))
+	}
+	idx := pt.idx[:len(parts)]
+	for i, q := range parts {
+		idx[starts[q]] = int32(first + i)
+		starts[q]++
+	}
+	// starts[q] is now the end of partition q's rows, and the start of
+	// q+1's.
+	for q := range cnt {
+		lo := int32(0)
+		if q > 0 {
+			lo = starts[q-1]
+		}
+		if rows := idx[lo:starts[q]]; len(rows) > 0 {
+			a, m := pt.appendRows(q, cols, rows)
+			add[q] += a
+			mem[q] += m
+		}
+	}
+}
+
+// appendRows appends the rows rows of the batch's columns cols that are
+// not flat to partition q, and returns the bytes its block grows by and
+// the memory its buffers and pieces grow by.
+func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) (add, mem int) {
 	for i, col := range cols {
-		p := pt.enc.plans[i]
-		d := col.Data()
-		if !pt.fast[i] {
-			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, &pieces)
+		if pt.flat[i] {
 			continue
 		}
-		pd := pa.live[i]
-		if pd == nil {
-			pd = newPend(p)
-			pa.live[i] = pd
+		pa := &pt.parts[q]
+		d := col.Data()
+		if !pt.fast[i] {
+			pieces := 0
+			pt.part(q)
+			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, &pieces)
+			add += pieces
+			mem += pieces
+			pa.pieceMem += pieces
+			continue
 		}
-		if p.kind == kDict && pd.n == 0 {
-			if pd.dict != nil {
-				pd.dict.Release()
-			}
-			pd.dict = d.Dictionary()
-			pd.dict.Retain()
-		}
+		pd := pt.pendOf(q, i)
 		pos := rows
 		if off := int32(d.Offset()); off != 0 {
 			if cap(pt.shift) < len(rows) {
@@ -351,22 +404,11 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) error
 				pos[j] = r + off
 			}
 		}
-		pa.bytes += pd.appendRows(pt.srcs[i], pos, &pt.sc, 0)
+		h0 := pd.held()
+		add += pd.appendRows(pt.srcs[i], pos, &pt.sc, 0)
+		mem += pd.held() - h0
 	}
-	pa.rows += len(rows)
-	pa.bytes += pieces
-	// What the partition holds: its buffers as they have grown, and the
-	// general path's share of the arrays it retains.
-	mem := pa.pieceMem + pieces
-	pa.pieceMem = mem
-	for _, pd := range pa.live {
-		if pd != nil {
-			mem += pd.held()
-		}
-	}
-	pt.held += mem - pa.mem
-	pa.mem = mem
-	return nil
+	return add, mem
 }
 
 // appendPieces appends to ps a piece for each of the rows of d (the
@@ -431,21 +473,23 @@ func (pt *Partitioner) finish(q int) (err error) {
 	}
 	e := pt.enc
 	c := e.encodings.get()
-	var built []arrow.ArrayData
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("partition %d: %w", q, e.recovered(r, nil))
 		}
-		for _, d := range built {
-			d.Release()
-		}
 		e.putEncoding(c)
 		pa.clear()
+		pt.room[q] = pt.maxRows
 		if pt.limit > 0 {
 			// Under a limit, a finished block gives its memory back
 			// (kept, it would be held by a partition that may stay
 			// small), and the partition starts again from nothing.
 			pt.held -= pa.mem
+			for _, pd := range pa.live {
+				if pd != nil {
+					*pd = pend{}
+				}
+			}
 			*pa = partition{}
 		} else {
 			pt.held -= pa.pieceMem
@@ -466,7 +510,6 @@ func (pt *Partitioner) finish(q int) (err error) {
 		}
 		if pd := pa.live[i]; pd != nil && pd.n > 0 {
 			d := pd.build(p.dt)
-			built = append(built, d)
 			s := c.pushed()
 			s.set(d, -1, -1)
 			c.est += s.estimate(p)
@@ -530,6 +573,7 @@ func (pt *Partitioner) Close() error {
 		pt.parts[q].clear()
 		pt.parts[q] = partition{}
 	}
+	clear(pt.pends)
 	for i, ds := range pt.dicts {
 		for _, d := range ds {
 			d.Release()

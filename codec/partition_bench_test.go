@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,10 +42,14 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkPartition -benchtime 1x ./codec
 //
-// PARTITION_ROUNDS (default 3) and PARTITION_BATCHES (default 8) set the
-// rounds and the batches per round.
+// The batches are distinct copies of one batch, so that a round reads
+// more memory than the caches hold, as a shuffle writer does (the issue's
+// table used 64). PARTITION_ROUNDS (default 3) and PARTITION_BATCHES
+// (default 32) set the rounds and the batches per round; PARTITION_WAYS
+// (a comma-separated list of names, default all) picks the ways, the copy
+// always among them.
 func BenchmarkPartition(b *testing.B) {
-	rounds, nb := envInt("PARTITION_ROUNDS", 3), envInt("PARTITION_BATCHES", 8)
+	rounds, nb := envInt("PARTITION_ROUNDS", 3), envInt("PARTITION_BATCHES", 32)
 	mem := memory.NewGoAllocator()
 	shapes := []struct {
 		name string
@@ -55,6 +60,8 @@ func BenchmarkPartition(b *testing.B) {
 	}
 	for _, sh := range shapes {
 		defer sh.rec.Release()
+		recs := distinctCopies(sh.rec, nb)
+		defer releaseAll(recs)
 		for _, p := range []int{1, 16, 200, 1000} {
 			ids := make([][]uint32, nb)
 			for k := range ids {
@@ -66,7 +73,7 @@ func BenchmarkPartition(b *testing.B) {
 			for _, c := range []codec.Compression{codec.None, codec.LZ4} {
 				b.Run(fmt.Sprintf("%s/P%d/%s", sh.name, p, c), func(b *testing.B) {
 					for b.Loop() {
-						benchPartitionWays(b, sh.rec, ids, p, c, rounds)
+						benchPartitionWays(b, recs, ids, p, c, rounds)
 					}
 				})
 			}
@@ -83,11 +90,50 @@ type partitionWay struct {
 	start func(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error)
 }
 
-// wayRun is a way set up for one case: round writes the batches with ids
-// and flushes; end closes.
+// wayRun is a way set up for one case: round writes batch recs[k] with
+// ids[k], for every k, and flushes; end closes.
 type wayRun struct {
-	round func(rec arrow.RecordBatch, ids [][]uint32) error
+	round func(recs []arrow.RecordBatch, ids [][]uint32) error
 	end   func() error
+}
+
+// distinctCopies returns n copies of rec, each in memory of its own.
+func distinctCopies(rec arrow.RecordBatch, n int) []arrow.RecordBatch {
+	recs := make([]arrow.RecordBatch, n)
+	for k := range recs {
+		cols := make([]arrow.Array, rec.NumCols())
+		for i, col := range rec.Columns() {
+			var err error
+			if cols[i], err = array.Concatenate([]arrow.Array{col}, memory.DefaultAllocator); err != nil {
+				panic(err)
+			}
+		}
+		recs[k] = array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+		releaseAll(cols)
+	}
+	return recs
+}
+
+func releaseAll[T interface{ Release() }](xs []T) {
+	for _, x := range xs {
+		x.Release()
+	}
+}
+
+// chosenWays returns the ways PARTITION_WAYS names (all by default), the
+// copy first.
+func chosenWays() []partitionWay {
+	names := os.Getenv("PARTITION_WAYS")
+	if names == "" {
+		return partitionWays
+	}
+	var ws []partitionWay
+	for _, w := range partitionWays {
+		if w.name == "copy" || slices.Contains(strings.Split(names, ","), w.name) {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 var partitionWays = []partitionWay{
@@ -101,26 +147,28 @@ var partitionWays = []partitionWay{
 // benchPartitionWays runs the ways in turn, rounds times, and reports the
 // median ms per batch of each, its ratio to the copy's, and the
 // partitioner's allocations per batch.
-func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression, rounds int) {
-	runs := make([]wayRun, len(partitionWays))
-	for w, way := range partitionWays {
+func benchPartitionWays(b *testing.B, recs []arrow.RecordBatch, ids [][]uint32, p int, c codec.Compression, rounds int) {
+	ways := chosenWays()
+	rec := recs[0]
+	runs := make([]wayRun, len(ways))
+	for w, way := range ways {
 		var err error
 		if runs[w], err = way.start(rec.Schema(), p, c); err != nil {
 			b.Fatal(err)
 		}
-		if err := runs[w].round(rec, ids); err != nil {
+		if err := runs[w].round(recs, ids); err != nil {
 			b.Fatalf("%s: %v", way.name, err)
 		}
 	}
-	times := make([][]float64, len(partitionWays))
+	times := make([][]float64, len(ways))
 	var allocs []float64
 	for range rounds {
-		for w, way := range partitionWays {
+		for w, way := range ways {
 			runtime.GC()
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
 			start := time.Now()
-			if err := runs[w].round(rec, ids); err != nil {
+			if err := runs[w].round(recs, ids); err != nil {
 				b.Fatalf("%s: %v", way.name, err)
 			}
 			el := time.Since(start)
@@ -131,13 +179,13 @@ func benchPartitionWays(b *testing.B, rec arrow.RecordBatch, ids [][]uint32, p i
 			}
 		}
 	}
-	for w, way := range partitionWays {
+	for w, way := range ways {
 		if err := runs[w].end(); err != nil {
 			b.Fatalf("%s: %v", way.name, err)
 		}
 	}
 	floor := median(times[0])
-	for w, way := range partitionWays {
+	for w, way := range ways {
 		m := median(times[w])
 		b.ReportMetric(m, "ms/batch-"+way.name)
 		if w > 0 {
@@ -189,15 +237,18 @@ func narrowBatch(mem memory.Allocator, rows int) arrow.RecordBatch {
 
 func noEnd() error { return nil }
 
-// copyWay copies every buffer of the batch, at every level, once per
-// batch, to memory kept from round to round: the floor.
+// copyWay copies every buffer of each batch, at every level, to memory
+// of that batch's kept from round to round: the floor.
 func copyWay(*arrow.Schema, int, codec.Compression) (wayRun, error) {
-	var dst []byte
-	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
-		for range ids {
+	var dsts [][]byte
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
+		if len(dsts) < len(recs) {
+			dsts = make([][]byte, len(recs))
+		}
+		for k, rec := range recs {
 			at := 0
 			for _, col := range rec.Columns() {
-				at = copyBuffers(&dst, at, col.Data())
+				at = copyBuffers(&dsts[k], at, col.Data())
 			}
 		}
 		return nil
@@ -250,8 +301,9 @@ func takeRecord(rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
 }
 
 // takeEach hands write the Take of each partition's rows of each batch.
-func takeEach(rec arrow.RecordBatch, ids [][]uint32, p int, write func(q int, t arrow.RecordBatch) error) error {
-	for _, bid := range ids {
+func takeEach(recs []arrow.RecordBatch, ids [][]uint32, p int, write func(q int, t arrow.RecordBatch) error) error {
+	for k, bid := range ids {
+		rec := recs[k]
 		for q, rows := range byPartition(bid, p) {
 			if len(rows) == 0 {
 				continue
@@ -279,9 +331,9 @@ func takeIPCWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error
 	for q := range ws {
 		ws[q] = ipc.NewWriter(io.Discard, append(opts, ipc.WithSchema(schema))...)
 	}
-	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
 		// ipc.Writer writes each batch as it comes: nothing to flush.
-		return takeEach(rec, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) })
+		return takeEach(recs, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) })
 	}, end: func() error {
 		for _, w := range ws {
 			if err := w.Close(); err != nil {
@@ -320,8 +372,8 @@ func takeCodecWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, err
 	if err != nil {
 		return wayRun{}, err
 	}
-	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
-		if err := takeEach(rec, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) }); err != nil {
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
+		if err := takeEach(recs, ids, p, func(q int, t arrow.RecordBatch) error { return ws[q].Write(t) }); err != nil {
 			return err
 		}
 		return flush()
@@ -335,9 +387,10 @@ func sortTakeWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, erro
 	}
 	counts := make([]int, p+1)
 	var perm []int32
-	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
-		perm = slices.Grow(perm[:0], int(rec.NumRows()))[:rec.NumRows()]
-		for _, bid := range ids {
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
+		for k, bid := range ids {
+			rec := recs[k]
+			perm = slices.Grow(perm[:0], int(rec.NumRows()))[:rec.NumRows()]
 			clear(counts)
 			for _, q := range bid {
 				counts[q+1]++
@@ -383,9 +436,9 @@ func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, e
 	if err != nil {
 		return wayRun{}, err
 	}
-	return wayRun{round: func(rec arrow.RecordBatch, ids [][]uint32) error {
-		for _, bid := range ids {
-			if err := pt.Write(rec, bid); err != nil {
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
+		for k, bid := range ids {
+			if err := pt.Write(recs[k], bid); err != nil {
 				return err
 			}
 		}

@@ -30,6 +30,13 @@ type pend struct {
 	kids   []*pend         // children, in plan order
 	dict   arrow.ArrayData // kDict: the dictionary of the rows, retained
 	gen    uint64          // kDict: the generation of dict (Partitioner.dictGen)
+
+	// What build refills: the array of the rows, its buffers' objects
+	// and the lists it hands them in.
+	out     *array.Data
+	bufs    [3]*memory.Buffer
+	bufList []*memory.Buffer
+	kidData []arrow.ArrayData
 }
 
 // fastKind reports whether columns of plan p (its whole tree) are pended
@@ -54,7 +61,14 @@ func fastKind(p *plan, top bool) bool {
 }
 
 func newPend(p *plan) *pend {
-	pd := &pend{p: p}
+	pd := new(pend)
+	pd.init(p)
+	return pd
+}
+
+// init makes the zero pd a pend of p.
+func (pd *pend) init(p *plan) {
+	pd.p = p
 	switch p.kind {
 	case kBinary, kList:
 		pd.off32 = make([]int32, 1, 64)
@@ -66,7 +80,6 @@ func newPend(p *plan) *pend {
 			pd.kids = append(pd.kids, newPend(c))
 		}
 	}
-	return pd
 }
 
 // reset empties pd, keeping its buffers for the next rows.
@@ -87,6 +100,9 @@ func (pd *pend) reset() {
 	if pd.dict != nil {
 		pd.dict.Release()
 		pd.dict = nil
+	}
+	if pd.out != nil && pd.p.kind == kDict {
+		pd.out.SetDictionary(nil) // the block's dictionary is not kept
 	}
 }
 
@@ -378,41 +394,58 @@ func gatherWords[T uint16 | uint32 | uint64](dst, src []T, pos []int32) {
 }
 
 // build returns the array of pd's rows over pd's buffers (which it
-// aliases: it is encoded before they change), of type dt.
+// aliases: it is encoded before they change), of type dt. The array and
+// its buffers are pd's own, refilled block after block (Data.Reset and
+// Buffer.Reset, which for buffers that own no memory only point them
+// elsewhere), so that a block allocates none; the caller does not
+// release it.
 func (pd *pend) build(dt arrow.DataType) arrow.ArrayData {
 	var vb *memory.Buffer
 	if pd.bitmap {
-		vb = memory.NewBufferBytes(pd.valid[:(pd.n+7)/8])
+		vb = pd.buffer(0, pd.valid[:(pd.n+7)/8])
 	}
-	var bufs []*memory.Buffer
-	var kids []arrow.ArrayData
+	bufs := pd.bufList[:0]
 	switch pd.p.kind {
 	case kNull:
-		bufs = []*memory.Buffer{nil}
+		bufs = append(bufs, nil)
 	case kBool, kFixed, kDict:
-		bufs = []*memory.Buffer{vb, memory.NewBufferBytes(pd.vals)}
+		bufs = append(bufs, vb, pd.buffer(1, pd.vals))
 	case kBinary:
-		bufs = []*memory.Buffer{vb, memory.NewBufferBytes(int32Bytes(pd.off32)), memory.NewBufferBytes(pd.data)}
+		bufs = append(bufs, vb, pd.buffer(1, int32Bytes(pd.off32)), pd.buffer(2, pd.data))
 	case kLargeBinary:
-		bufs = []*memory.Buffer{vb, memory.NewBufferBytes(int64Bytes(pd.off64)), memory.NewBufferBytes(pd.data)}
+		bufs = append(bufs, vb, pd.buffer(1, int64Bytes(pd.off64)), pd.buffer(2, pd.data))
 	case kList:
-		bufs = []*memory.Buffer{vb, memory.NewBufferBytes(int32Bytes(pd.off32))}
+		bufs = append(bufs, vb, pd.buffer(1, int32Bytes(pd.off32)))
 	case kLargeList:
-		bufs = []*memory.Buffer{vb, memory.NewBufferBytes(int64Bytes(pd.off64))}
+		bufs = append(bufs, vb, pd.buffer(1, int64Bytes(pd.off64)))
 	default: // kFixedList, kStruct
-		bufs = []*memory.Buffer{vb}
+		bufs = append(bufs, vb)
 	}
-	if pd.p.kind == kDict {
-		return array.NewDataWithDictionary(dt, pd.n, bufs, pd.nulls, 0, pd.dict.(*array.Data))
-	}
+	pd.bufList = bufs
+	kids := pd.kidData[:0]
 	for _, k := range pd.kids {
 		kids = append(kids, k.build(k.p.dt))
 	}
-	d := array.NewData(dt, pd.n, bufs, kids, pd.nulls, 0)
-	for _, k := range kids {
-		k.Release()
+	pd.kidData = kids
+	if pd.out == nil {
+		pd.out = array.NewData(dt, pd.n, bufs, kids, pd.nulls, 0)
+	} else {
+		pd.out.Reset(dt, pd.n, bufs, kids, pd.nulls, 0)
 	}
-	return d
+	if pd.p.kind == kDict {
+		pd.out.SetDictionary(pd.dict)
+	}
+	return pd.out
+}
+
+// buffer returns pd's k-th buffer object, pointed at b.
+func (pd *pend) buffer(k int, b []byte) *memory.Buffer {
+	if pd.bufs[k] == nil {
+		pd.bufs[k] = memory.NewBufferBytes(b)
+	} else {
+		pd.bufs[k].Reset(b)
+	}
+	return pd.bufs[k]
 }
 
 func int32Bytes(v []int32) []byte {

@@ -1,0 +1,274 @@
+package codec
+
+import (
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/arrowpack/arrowpack"
+)
+
+// The column-major scatter of flat columns (no children): one pass over a
+// column's rows sends each value straight to the end of its partition's
+// pending buffer, so that the work is one store a value and a few
+// instructions a partition, not a call per partition and column.
+
+// flatKind reports whether the columns of plan p are scattered
+// column-major: top-level nulls, bits, fixed-width values, dictionary
+// indices, and strings or binary.
+func flatKind(p *plan) bool {
+	switch p.kind {
+	case kNull, kBool, kFixed, kDict, kBinary, kLargeBinary:
+		return true
+	}
+	return false
+}
+
+// cursor is where the next value of one partition goes: at bytes (or
+// bits) from base, the start of a buffer grown beforehand to hold them.
+type cursor struct {
+	base unsafe.Pointer
+	at   int
+}
+
+// scatterScratch holds a flat column's per-partition cursors and tallies
+// for one range of rows, reused from column to column.
+type scatterScratch struct {
+	vals, bits, offs []cursor
+	total            []int64 // kBinary, kLargeBinary: bytes per partition
+	ones             []int32 // set validity bits per partition
+}
+
+func (ss *scatterScratch) size(p int) {
+	if len(ss.vals) < p {
+		ss.vals, ss.bits, ss.offs = make([]cursor, p), make([]cursor, p), make([]cursor, p)
+		ss.total, ss.ones = make([]int64, p), make([]int32, p)
+	}
+}
+
+// part returns partition q, its slices made.
+func (pt *Partitioner) part(q int) *partition {
+	pa := &pt.parts[q]
+	if !pa.alive {
+		pa.live = make([]*pend, len(pt.enc.plans))
+		pa.segs = make([][]piece, len(pt.enc.plans))
+		pa.alive = true
+	}
+	return pa
+}
+
+// pendChunk is how many partitions' pends of one column are allocated
+// together: a column's pends lie side by side, so that a pass over the
+// partitions reads them in order, and only the chunks that get rows are
+// made.
+const pendChunk = 256
+
+// pendOf returns partition q's pend of column i, making it.
+func (pt *Partitioner) pendOf(q, i int) *pend {
+	chunks := pt.pends[i]
+	if chunks == nil {
+		chunks = make([][]pend, (pt.n+pendChunk-1)/pendChunk)
+		pt.pends[i] = chunks
+	}
+	ch := chunks[q/pendChunk]
+	if ch == nil {
+		ch = make([]pend, min(pendChunk, pt.n-q/pendChunk*pendChunk))
+		chunks[q/pendChunk] = ch
+	}
+	pd := &ch[q%pendChunk]
+	if pd.p == nil {
+		pd.init(pt.enc.plans[i])
+	}
+	if pa := pt.part(q); pa.live[i] == nil {
+		pa.live[i] = pd
+	}
+	return pd
+}
+
+// scatterFlat appends rows [first, first+len(parts)) of flat column i, of
+// data d, to their partitions; cnt[q] is how many of them go to q. It adds
+// to add[q] the bytes partition q's block grows by and to mem[q] the
+// capacity its buffers grow by.
+func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, first int, cnt []int32, add, mem []int) {
+	p, s, ss := pt.enc.plans[i], pt.srcs[i], &pt.ss
+	at := d.Offset() + first // the rows' first position in the buffers
+	m := len(parts)
+	if p.kind == kBinary {
+		tallyLengths(ss.total, view[int32](s.b1)[at:at+m+1], parts)
+	} else if p.kind == kLargeBinary {
+		tallyLengths(ss.total, view[int64](s.b1)[at:at+m+1], parts)
+	}
+	bits := s.vb != nil && p.kind != kNull
+	for q, c := range cnt {
+		if c == 0 {
+			continue
+		}
+		pd := pt.pendOf(q, i)
+		h0 := pd.held()
+		n := int(c)
+		if p.kind == kDict && pd.n == 0 {
+			if pd.dict != nil {
+				pd.dict.Release()
+			}
+			pd.dict = d.Dictionary()
+			pd.dict.Retain()
+		}
+		switch {
+		case p.kind == kNull:
+			pd.nulls += n
+		case bits:
+			if !pd.bitmap {
+				pd.valid, pd.bitmap = growBits(pd.valid[:0], pd.n+n), true
+				arrowpack.SetBitsAt(pd.valid, 0, pd.n)
+			} else {
+				pd.valid = growBits(pd.valid, pd.n+n)
+			}
+			ss.bits[q] = cursor{unsafe.Pointer(unsafe.SliceData(pd.valid)), pd.n}
+			ss.ones[q] = 0
+			add[q] += n / 8
+		case pd.bitmap:
+			pd.valid = growBits(pd.valid, pd.n+n)
+			arrowpack.SetBitsAt(pd.valid, pd.n, n)
+		}
+		switch p.kind {
+		case kBool:
+			pd.vals = growBits(pd.vals, pd.n+n)
+			ss.vals[q] = cursor{unsafe.Pointer(unsafe.SliceData(pd.vals)), pd.n}
+			add[q] += n / 8
+		case kFixed, kDict:
+			l := len(pd.vals)
+			pd.vals = grow(pd.vals, n*p.width)
+			ss.vals[q] = cursor{unsafe.Pointer(unsafe.SliceData(pd.vals)), l}
+			add[q] += n * p.width
+		case kBinary:
+			pd.data, pd.off32 = growBinary(pd.data, pd.off32, ss.total[q], n, ss, q)
+			add[q] += int(ss.total[q]) + 4*n
+		case kLargeBinary:
+			pd.data, pd.off64 = growBinary(pd.data, pd.off64, ss.total[q], n, ss, q)
+			add[q] += int(ss.total[q]) + 8*n
+		}
+		pd.n += n
+		mem[q] += pd.held() - h0
+	}
+	if bits {
+		scatterBits(ss.bits, ss.ones, s.vb, at, parts)
+		for q, c := range cnt {
+			if c != 0 {
+				pt.parts[q].live[i].nulls += int(c - ss.ones[q])
+			}
+		}
+	}
+	switch p.kind {
+	case kBool:
+		scatterBits(ss.vals, ss.ones[:0], s.b1, at, parts)
+	case kFixed, kDict:
+		scatterFixed(ss.vals, s.b1[at*p.width:(at+m)*p.width], parts, p.width)
+	case kBinary:
+		scatterValues(ss.vals, ss.offs, s.b2, view[int32](s.b1)[at:at+m+1], parts)
+	case kLargeBinary:
+		scatterValues(ss.vals, ss.offs, s.b2, view[int64](s.b1)[at:at+m+1], parts)
+	}
+}
+
+// tallyLengths sets total[q] to the bytes of the values of o (m+1 offsets
+// of m values) that go to each partition q.
+func tallyLengths[T int32 | int64](total []int64, o []T, parts []uint32) {
+	clear(total)
+	o = o[:len(parts)+1]
+	for r, q := range parts {
+		total[q] += int64(o[r+1] - o[r])
+	}
+}
+
+// wordSlack is the room past its end a pending data buffer keeps, so that
+// a short value is copied as one word.
+const wordSlack = 8
+
+// growBinary grows data by total bytes and offs by n offsets, and points
+// partition q's cursors at their ends.
+func growBinary[T int32 | int64](data []byte, offs []T, total int64, n int, ss *scatterScratch, q int) ([]byte, []T) {
+	l := len(data)
+	data = grow(data, int(total)+wordSlack)[:l+int(total)]
+	k := len(offs)
+	offs = append(offs, make([]T, n)...)
+	ss.vals[q] = cursor{unsafe.Pointer(unsafe.SliceData(data)), l}
+	ss.offs[q] = cursor{unsafe.Pointer(unsafe.SliceData(offs)), k}
+	return data, offs
+}
+
+// scatterBits copies bit at+r of src to the next bit of partition
+// parts[r]'s cursor, for every r, and counts the set ones per partition
+// when ones is not empty. The destination bits are clear.
+func scatterBits(cur []cursor, ones []int32, src []byte, at int, parts []uint32) {
+	count := len(ones) != 0
+	for r, q := range parts {
+		i := at + r
+		b := src[i>>3] >> (i & 7) & 1
+		c := &cur[q]
+		*(*byte)(unsafe.Add(c.base, c.at>>3)) |= b << (c.at & 7)
+		c.at++
+		if count {
+			ones[q] += int32(b)
+		}
+	}
+}
+
+// scatterFixed copies the values of src, of width bytes each, to their
+// partitions' cursors.
+func scatterFixed(cur []cursor, src []byte, parts []uint32, width int) {
+	switch width {
+	case 1:
+		scatterWords(cur, src, parts)
+	case 2:
+		scatterWords(cur, view[uint16](src), parts)
+	case 4:
+		scatterWords(cur, view[uint32](src), parts)
+	case 8:
+		scatterWords(cur, view[uint64](src), parts)
+	case 16:
+		v := view[uint64](src)[:2*len(parts)]
+		for r, q := range parts {
+			c := &cur[q]
+			d := (*[2]uint64)(unsafe.Add(c.base, c.at))
+			d[0], d[1] = v[2*r], v[2*r+1]
+			c.at += 16
+		}
+	default:
+		for r, q := range parts {
+			c := &cur[q]
+			copy(unsafe.Slice((*byte)(unsafe.Add(c.base, c.at)), width), src[r*width:(r+1)*width])
+			c.at += width
+		}
+	}
+}
+
+func scatterWords[T uint8 | uint16 | uint32 | uint64](cur []cursor, src []T, parts []uint32) {
+	src = src[:len(parts)]
+	for r, q := range parts {
+		c := &cur[q]
+		*(*T)(unsafe.Add(c.base, c.at)) = src[r]
+		c.at += int(unsafe.Sizeof(src[r]))
+	}
+}
+
+// scatterValues copies the values of the binary array of offsets o and
+// data src to their partitions' data cursors, and writes each value's end
+// at its partition's offsets cursor.
+func scatterValues[T int32 | int64](data, offs []cursor, src []byte, o []T, parts []uint32) {
+	o = o[:len(parts)+1]
+	for r, q := range parts {
+		lo, hi := int(o[r]), int(o[r+1])
+		c := &data[q]
+		dst := unsafe.Add(c.base, c.at)
+		if n := hi - lo; n <= 8 && lo+8 <= len(src) {
+			// Short values, most of them: one word's copy (the
+			// buffer keeps wordSlack bytes past its end), not a call.
+			*(*[8]byte)(dst) = [8]byte(src[lo : lo+8])
+		} else {
+			copy(unsafe.Slice((*byte)(dst), n), src[lo:hi])
+		}
+		c.at += hi - lo
+		oc := &offs[q]
+		*(*T)(unsafe.Add(oc.base, oc.at*int(unsafe.Sizeof(o[0])))) = T(c.at)
+		oc.at++
+	}
+}
