@@ -265,8 +265,9 @@ func (w *MapOutputWriter) write() error {
 		bw.Write(b) // its error stays in bw, returned by Flush
 		off += int64(len(b))
 	}
+	var fh [frameHeaderSize]byte
 	frame := func(block []byte, crc uint32) {
-		writeFrame(bw, block, crc) // likewise
+		writeFrame(bw, &fh, block, crc) // likewise
 		off += frameHeaderSize + int64(len(block))
 	}
 	put(mapPreamble())

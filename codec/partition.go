@@ -295,9 +295,13 @@ func (pt *Partitioner) scatter(cols []arrow.Array, parts []uint32, first int) er
 		add, mem := pt.add[:pt.n], pt.mem[:pt.n]
 		clear(add)
 		clear(mem)
+		one := int(rng[0])
+		if int(cnt[one]) != len(rng) {
+			one = -1
+		}
 		for i, col := range cols {
 			if pt.flat[i] {
-				pt.scatterFlat(i, col.Data(), rng, first+lo, cnt, add, mem)
+				pt.scatterFlat(i, col.Data(), rng, first+lo, cnt, add, mem, one)
 			}
 		}
 		if pt.rowMajor {

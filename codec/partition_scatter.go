@@ -85,10 +85,11 @@ func (pt *Partitioner) pendOf(q, i int) *pend {
 }
 
 // scatterFlat appends rows [first, first+len(parts)) of flat column i, of
-// data d, to their partitions; cnt[q] is how many of them go to q. It adds
-// to add[q] the bytes partition q's block grows by and to mem[q] the
-// capacity its buffers grow by.
-func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, first int, cnt []int32, add, mem []int) {
+// data d, to their partitions; cnt[q] is how many of them go to q, and
+// all go to partition one when it is not -1. It adds to add[q] the bytes
+// partition q's block grows by and to mem[q] the capacity its buffers
+// grow by.
+func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, first int, cnt []int32, add, mem []int, one int) {
 	p, s, ss := pt.enc.plans[i], pt.srcs[i], &pt.ss
 	at := d.Offset() + first // the rows' first position in the buffers
 	m := len(parts)
@@ -149,6 +150,10 @@ func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, fir
 		pd.n += n
 		mem[q] += pd.held() - h0
 	}
+	if one >= 0 {
+		pt.copyRun(pt.parts[one].live[i], s, at, m, one)
+		return
+	}
 	if bits {
 		scatterBits(ss.bits, ss.ones, s.vb, at, parts)
 		for q, c := range cnt {
@@ -167,6 +172,35 @@ func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, fir
 	case kLargeBinary:
 		scatterValues(ss.vals, ss.offs, s.b2, view[int64](s.b1)[at:at+m+1], parts)
 	}
+}
+
+// copyRun appends rows [at, at+m) of s, all of partition q, to pd, whose
+// buffers scatterFlat has grown and whose cursors it has set: whole runs
+// copied by the kernels rather than value by value.
+func (pt *Partitioner) copyRun(pd *pend, s *src, at, m, q int) {
+	ss := &pt.ss
+	if s.vb != nil && pd.p.kind != kNull {
+		arrowpack.CopyBitsAt(pd.valid, ss.bits[q].at, s.vb, at, m)
+		pd.nulls += m - arrowpack.CountOnes(s.vb, at, m)
+	}
+	switch p := pd.p; p.kind {
+	case kBool:
+		arrowpack.CopyBitsAt(pd.vals, ss.vals[q].at, s.b1, at, m)
+	case kFixed, kDict:
+		copy(pd.vals[ss.vals[q].at:], s.b1[at*p.width:(at+m)*p.width])
+	case kBinary:
+		copyRunValues(pd.data, pd.off32, s.b2, view[int32](s.b1)[at:at+m+1], ss.vals[q].at, ss.offs[q].at)
+	case kLargeBinary:
+		copyRunValues(pd.data, pd.off64, s.b2, view[int64](s.b1)[at:at+m+1], ss.vals[q].at, ss.offs[q].at)
+	}
+}
+
+// copyRunValues copies the values of the binary array of offsets o (m+1
+// of them) and data src to data from byte w on, and their ends to offs
+// from k on.
+func copyRunValues[T int32 | int64](data []byte, offs []T, src []byte, o []T, w, k int) {
+	copy(data[w:], src[o[0]:o[len(o)-1]])
+	rebaseOffsets(offs[k:], o[1:], o[0]-T(w))
 }
 
 // tallyLengths sets total[q] to the bytes of the values of o (m+1 offsets
@@ -270,5 +304,15 @@ func scatterValues[T int32 | int64](data, offs []cursor, src []byte, o []T, part
 		oc := &offs[q]
 		*(*T)(unsafe.Add(oc.base, oc.at*int(unsafe.Sizeof(o[0])))) = T(c.at)
 		oc.at++
+	}
+}
+
+// rebaseOffsets sets dst[i] = src[i] - base with the kernel of T's width.
+func rebaseOffsets[T int32 | int64](dst, src []T, base T) {
+	switch d := any(dst).(type) {
+	case []int32:
+		arrowpack.RebaseOffsets32(d, any(src).([]int32), int32(base))
+	case []int64:
+		arrowpack.RebaseOffsets64(d, any(src).([]int64), int64(base))
 	}
 }

@@ -301,8 +301,15 @@ func TestPartitionAllTypes(t *testing.T) {
 					})
 				}
 			}
+			// Each batch to one partition: the rows go as whole runs.
+			checkPartitioned(t, recs, 7, batchIDs(7), WithBlockRows(50))
 		})
 	}
+}
+
+// batchIDs sends all rows of batch b to partition 3b mod p.
+func batchIDs(p int) func(b, r int) uint32 {
+	return func(b, r int) uint32 { return uint32(3 * b % p) }
 }
 
 func TestPartitionRandomSchemas(t *testing.T) {

@@ -184,6 +184,7 @@ func (r *RawReader) DecodeBuffer(buf *memory.Buffer, crc uint32) (arrow.RecordBa
 // for concurrent use.
 type RawWriter struct {
 	w      io.Writer
+	fh     [frameHeaderSize]byte
 	blocks uint64
 	err    error
 	closed bool
@@ -214,7 +215,7 @@ func (w *RawWriter) WriteBlock(block []byte, crc uint32) error {
 	if len(block) < headerSize || len(block)%8 != 0 {
 		return fmt.Errorf("%w: a block of %d bytes: not a whole block", ErrInvalidBatch, len(block))
 	}
-	if err := writeFrame(w.w, block, crc); err != nil {
+	if err := writeFrame(w.w, &w.fh, block, crc); err != nil {
 		w.err = err
 		return err
 	}
@@ -222,9 +223,10 @@ func (w *RawWriter) WriteBlock(block []byte, crc uint32) error {
 	return nil
 }
 
-// writeFrame writes a frame holding block, whose CRC32C is crc.
-func writeFrame(w io.Writer, block []byte, crc uint32) error {
-	var fh [frameHeaderSize]byte
+// writeFrame writes a frame holding block, whose CRC32C is crc, building
+// its header in fh (the writer's, as a local would escape to the heap
+// through w: an allocation a block).
+func writeFrame(w io.Writer, fh *[frameHeaderSize]byte, block []byte, crc uint32) error {
 	binary.LittleEndian.PutUint64(fh[:], uint64(len(block)))
 	binary.LittleEndian.PutUint32(fh[8:], crc)
 	if _, err := w.Write(fh[:]); err != nil {

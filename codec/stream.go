@@ -40,6 +40,7 @@ var streamMagic = [4]byte{'A', 'P', 'K', 'S'}
 // concurrent use.
 type Writer struct {
 	w      io.Writer
+	fh     [frameHeaderSize]byte
 	enc    *Encoder
 	buf    []byte
 	blocks uint64
@@ -223,7 +224,7 @@ func (w *Writer) writeBlock(recs ...arrow.RecordBatch) error {
 		return err // the stream is still good: nothing was written
 	}
 	w.buf = buf
-	if err := writeFrame(w.w, buf, Checksum(buf)); err != nil {
+	if err := writeFrame(w.w, &w.fh, buf, Checksum(buf)); err != nil {
 		w.err = err
 		return err
 	}
