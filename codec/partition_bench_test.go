@@ -30,6 +30,9 @@ import (
 //	            a slice per partition, a codec.Writer per partition
 //	partitioner codec.Partitioner, blocks to a RawWriter per partition
 //	copy        a plain copy of the batch's buffers: the floor
+//	loop        a plain Go loop scattering the first column (an int64)
+//	            to per-partition slices, its time scaled to the whole
+//	            batch's bytes: the floor for a scatter, per byte
 //
 // Every writer coalesces to blocks of 8,192 rows and writes checksummed
 // frames to io.Discard. Each way is set up once per case and warmed by an
@@ -95,6 +98,7 @@ type partitionWay struct {
 type wayRun struct {
 	round func(recs []arrow.RecordBatch, ids [][]uint32) error
 	end   func() error
+	scale func() float64 // when set, the round's time is multiplied by it
 }
 
 // distinctCopies returns n copies of rec, each in memory of its own.
@@ -142,6 +146,7 @@ var partitionWays = []partitionWay{
 	{"take-codec", takeCodecWay},
 	{"sort-take", sortTakeWay},
 	{"partitioner", partitionerWay},
+	{"loop", loopWay},
 }
 
 // benchPartitionWays runs the ways in turn, rounds times, and reports the
@@ -173,7 +178,11 @@ func benchPartitionWays(b *testing.B, recs []arrow.RecordBatch, ids [][]uint32, 
 			}
 			el := time.Since(start)
 			runtime.ReadMemStats(&ms1)
-			times[w] = append(times[w], float64(el.Nanoseconds())/1e6/float64(len(ids)))
+			ms := float64(el.Nanoseconds()) / 1e6 / float64(len(ids))
+			if runs[w].scale != nil {
+				ms *= runs[w].scale()
+			}
+			times[w] = append(times[w], ms)
 			if way.name == "partitioner" {
 				allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/float64(len(ids)))
 			}
@@ -454,6 +463,48 @@ func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, e
 		}
 		return nil
 	}}, nil
+}
+
+// loopWay scatters the first column, an int64, with a plain loop into a
+// slice per partition (kept from round to round), and scales its time by
+// the batch's bytes over the column's.
+func loopWay(schema *arrow.Schema, p int, _ codec.Compression) (wayRun, error) {
+	if schema.Field(0).Type.ID() != arrow.INT64 {
+		return wayRun{}, fmt.Errorf("loop: the first column is %s, not int64", schema.Field(0).Type)
+	}
+	dst := make([][]int64, p)
+	scale := 0.0
+	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
+		for q := range dst {
+			dst[q] = dst[q][:0]
+		}
+		for k, rec := range recs {
+			vals := rec.Column(0).(*array.Int64).Int64Values()
+			for i, q := range ids[k] {
+				dst[q] = append(dst[q], vals[i])
+			}
+		}
+		all := 0
+		for _, col := range recs[0].Columns() {
+			all += bufferBytes(col.Data())
+		}
+		scale = float64(all) / float64(8*recs[0].NumRows())
+		return nil
+	}, end: noEnd, scale: func() float64 { return scale }}, nil
+}
+
+// bufferBytes returns the bytes of d's buffers, at every level.
+func bufferBytes(d arrow.ArrayData) int {
+	n := 0
+	for _, buf := range d.Buffers() {
+		if buf != nil {
+			n += buf.Len()
+		}
+	}
+	for _, c := range d.Children() {
+		n += bufferBytes(c)
+	}
+	return n
 }
 
 // BenchmarkPartitioner times the Partitioner alone on lineitem, to

@@ -34,6 +34,7 @@ type cursor struct {
 // for one range of rows, reused from column to column.
 type scatterScratch struct {
 	vals, bits, offs []cursor
+	next             []unsafe.Pointer // kFixed, kDict: where the next value goes
 	total            []int64 // kBinary, kLargeBinary: bytes per partition
 	ones             []int32 // set validity bits per partition
 }
@@ -41,6 +42,7 @@ type scatterScratch struct {
 func (ss *scatterScratch) size(p int) {
 	if len(ss.vals) < p {
 		ss.vals, ss.bits, ss.offs = make([]cursor, p), make([]cursor, p), make([]cursor, p)
+		ss.next = make([]unsafe.Pointer, p)
 		ss.total, ss.ones = make([]int64, p), make([]int32, p)
 	}
 }
@@ -137,8 +139,9 @@ func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, fir
 			add[q] += n / 8
 		case kFixed, kDict:
 			l := len(pd.vals)
-			pd.vals = grow(pd.vals, n*p.width)
+			pd.vals = grow(pd.vals, n*p.width+fixedSlack)[:l+n*p.width]
 			ss.vals[q] = cursor{unsafe.Pointer(unsafe.SliceData(pd.vals)), l}
+			ss.next[q] = unsafe.Pointer(&pd.vals[l])
 			add[q] += n * p.width
 		case kBinary:
 			pd.data, pd.off32 = growBinary(pd.data, pd.off32, ss.total[q], n, ss, q)
@@ -166,7 +169,7 @@ func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, fir
 	case kBool:
 		scatterBits(ss.vals, ss.ones[:0], s.b1, at, parts)
 	case kFixed, kDict:
-		scatterFixed(ss.vals, s.b1[at*p.width:(at+m)*p.width], parts, p.width)
+		scatterFixed(ss.next, s.b1[at*p.width:(at+m)*p.width], parts, p.width)
 	case kBinary:
 		scatterValues(ss.vals, ss.offs, s.b2, view[int32](s.b1)[at:at+m+1], parts)
 	case kLargeBinary:
@@ -246,41 +249,46 @@ func scatterBits(cur []cursor, ones []int32, src []byte, at int, parts []uint32)
 	}
 }
 
-// scatterFixed copies the values of src, of width bytes each, to their
-// partitions' cursors.
-func scatterFixed(cur []cursor, src []byte, parts []uint32, width int) {
+// fixedSlack is the room past its end a pending buffer of fixed-width
+// values keeps, so that a pointer just past a partition's last value
+// still points into the buffer.
+const fixedSlack = 8
+
+// scatterFixed copies the values of src, of width bytes each, to where
+// their partitions' next values go, advancing next.
+func scatterFixed(next []unsafe.Pointer, src []byte, parts []uint32, width int) {
 	switch width {
 	case 1:
-		scatterWords(cur, src, parts)
+		scatterWords(next, src, parts)
 	case 2:
-		scatterWords(cur, view[uint16](src), parts)
+		scatterWords(next, view[uint16](src), parts)
 	case 4:
-		scatterWords(cur, view[uint32](src), parts)
+		scatterWords(next, view[uint32](src), parts)
 	case 8:
-		scatterWords(cur, view[uint64](src), parts)
+		scatterWords(next, view[uint64](src), parts)
 	case 16:
 		v := view[uint64](src)[:2*len(parts)]
 		for r, q := range parts {
-			c := &cur[q]
-			d := (*[2]uint64)(unsafe.Add(c.base, c.at))
+			p := next[q]
+			d := (*[2]uint64)(p)
 			d[0], d[1] = v[2*r], v[2*r+1]
-			c.at += 16
+			next[q] = unsafe.Add(p, 16)
 		}
 	default:
 		for r, q := range parts {
-			c := &cur[q]
-			copy(unsafe.Slice((*byte)(unsafe.Add(c.base, c.at)), width), src[r*width:(r+1)*width])
-			c.at += width
+			p := next[q]
+			copy(unsafe.Slice((*byte)(p), width), src[r*width:(r+1)*width])
+			next[q] = unsafe.Add(p, width)
 		}
 	}
 }
 
-func scatterWords[T uint8 | uint16 | uint32 | uint64](cur []cursor, src []T, parts []uint32) {
+func scatterWords[T uint8 | uint16 | uint32 | uint64](next []unsafe.Pointer, src []T, parts []uint32) {
 	src = src[:len(parts)]
 	for r, q := range parts {
-		c := &cur[q]
-		*(*T)(unsafe.Add(c.base, c.at)) = src[r]
-		c.at += int(unsafe.Sizeof(src[r]))
+		p := next[q]
+		*(*T)(p) = src[r]
+		next[q] = unsafe.Add(p, unsafe.Sizeof(src[r]))
 	}
 }
 
