@@ -35,8 +35,8 @@ type cursor struct {
 type scatterScratch struct {
 	vals, bits, offs []cursor
 	next             []unsafe.Pointer // kFixed, kDict: where the next value goes
-	total            []int64 // kBinary, kLargeBinary: bytes per partition
-	ones             []int32 // set validity bits per partition
+	total            []int64          // kBinary, kLargeBinary: bytes per partition
+	ones             []int32          // set validity bits per partition
 }
 
 func (ss *scatterScratch) size(p int) {
