@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -566,5 +567,52 @@ func TestPartitionMemoryLimit(t *testing.T) {
 	checkPartitioned(t, recs, p, randIDs(p), WithBlockRows(1<<20), WithMemoryLimit(limit))
 	if _, err := NewPartitioner(rec.Schema(), p, pb.sink, WithMemoryLimit(-1)); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("WithMemoryLimit(-1): %v", err)
+	}
+}
+
+// TestPartitionWarmAllocs: once its buffers have grown, a Partitioner
+// writes a batch of flat columns and finishes its blocks without
+// allocating: the cost of a batch does not grow with the blocks it makes.
+func TestPartitionWarmAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	rec := randbatch.Lineitem(memory.NewGoAllocator(), 2048)
+	defer rec.Release()
+	for _, c := range []Compression{None, LZ4} {
+		for _, p := range []int{1, 16, 200} {
+			rws := make([]*RawWriter, p)
+			for q := range rws {
+				var err error
+				if rws[q], err = NewRawWriter(io.Discard, rec.Schema()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pt, err := NewPartitioner(rec.Schema(), p, RawWriterSink(rws), WithCompression(c), WithBlockRows(1000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]uint32, rec.NumRows())
+			for i := range ids {
+				ids[i] = randIDs(p)(0, i)
+			}
+			round := func() {
+				if err := pt.Write(rec, ids); err != nil {
+					t.Fatal(err)
+				}
+				if err := pt.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 3 {
+				round()
+			}
+			if allocs := testing.AllocsPerRun(10, round); allocs != 0 {
+				t.Errorf("%s, P=%d: %.1f allocations a batch once warm", c, p, allocs)
+			}
+			if err := pt.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
