@@ -16,20 +16,22 @@ import (
 // scatters rows into them, and become an array (build) when the block is
 // written. Only the kinds of fastKind are pended this way.
 type pend struct {
+	// The fields a scatter reads for every partition come first, so that
+	// they share a cache line or two.
 	p     *plan
-	n     int    // rows
-	nulls int    // of the n rows
-	valid []byte // validity bitmap, when bitmap is set
+	n     int // rows
+	nulls int // of the n rows
 	// bitmap: some row was null, so valid holds the rows' bits; until
 	// then every row is valid and the block has no bitmap.
 	bitmap bool
+	valid  []byte // validity bitmap, when bitmap is set
 	vals   []byte // kFixed, kDict: values of p.width bytes; kBool: bits
+	data   []byte // kBinary, kLargeBinary: the values' bytes
 	off32  []int32
 	off64  []int64
-	data   []byte          // kBinary, kLargeBinary: the values' bytes
-	kids   []*pend         // children, in plan order
-	dict   arrow.ArrayData // kDict: the dictionary of the rows, retained
-	gen    uint64          // kDict: the generation of dict (Partitioner.dictGen)
+
+	kids []*pend         // children, in plan order
+	dict arrow.ArrayData // kDict: the dictionary of the rows, retained
 
 	// What build refills: the array of the rows, its buffers' objects
 	// and the lists it hands them in.

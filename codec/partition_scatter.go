@@ -78,10 +78,9 @@ func (pt *Partitioner) pendOf(q, i int) *pend {
 	}
 	pd := &ch[q%pendChunk]
 	if pd.p == nil {
+		// New, or emptied with its partition under a memory limit.
 		pd.init(pt.enc.plans[i])
-	}
-	if pa := pt.part(q); pa.live[i] == nil {
-		pa.live[i] = pd
+		pt.part(q).live[i] = pd
 	}
 	return pd
 }
