@@ -202,7 +202,9 @@ func benchPartitionWays(b *testing.B, recs []arrow.RecordBatch, ids [][]uint32, 
 		}
 		b.Logf("%-12s median %.3f ms/batch (%.3f..%.3f), %.1fx copy", way.name, m, slices.Min(times[w]), slices.Max(times[w]), m/floor)
 	}
-	b.ReportMetric(median(allocs), "allocs/batch-partitioner")
+	if len(allocs) > 0 {
+		b.ReportMetric(median(allocs), "allocs/batch-partitioner")
+	}
 }
 
 func median(xs []float64) float64 {
@@ -484,27 +486,15 @@ func loopWay(schema *arrow.Schema, p int, _ codec.Compression) (wayRun, error) {
 				dst[q] = append(dst[q], vals[i])
 			}
 		}
-		all := 0
-		for _, col := range recs[0].Columns() {
-			all += bufferBytes(col.Data())
+		if scale == 0 { // once, in the untimed round
+			all, buf := 0, []byte(nil)
+			for _, col := range recs[0].Columns() {
+				all = copyBuffers(&buf, all, col.Data())
+			}
+			scale = float64(all) / float64(8*recs[0].NumRows())
 		}
-		scale = float64(all) / float64(8*recs[0].NumRows())
 		return nil
 	}, end: noEnd, scale: func() float64 { return scale }}, nil
-}
-
-// bufferBytes returns the bytes of d's buffers, at every level.
-func bufferBytes(d arrow.ArrayData) int {
-	n := 0
-	for _, buf := range d.Buffers() {
-		if buf != nil {
-			n += buf.Len()
-		}
-	}
-	for _, c := range d.Children() {
-		n += bufferBytes(c)
-	}
-	return n
 }
 
 // BenchmarkPartitioner times the Partitioner alone on lineitem, to
