@@ -33,6 +33,9 @@ import (
 //	loop        a plain Go loop scattering the first column (an int64)
 //	            to per-partition slices, its time scaled to the whole
 //	            batch's bytes: the floor for a scatter, per byte
+//	loop-all    the same loop writing as much memory as the batch
+//	            holds (the column scattered into as many sets of
+//	            slices as the batch has columns' worth of bytes)
 //
 // Every writer coalesces to blocks of 8,192 rows and writes checksummed
 // frames to io.Discard. Each way is set up once per case and warmed by an
@@ -147,6 +150,7 @@ var partitionWays = []partitionWay{
 	{"sort-take", sortTakeWay},
 	{"partitioner", partitionerWay},
 	{"loop", loopWay},
+	{"loop-all", loopAllWay},
 }
 
 // benchPartitionWays runs the ways in turn, rounds times, and reports the
@@ -468,30 +472,54 @@ func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, e
 }
 
 // loopWay scatters the first column, an int64, with a plain loop into a
-// slice per partition (kept from round to round), and scales its time by
-// the batch's bytes over the column's.
-func loopWay(schema *arrow.Schema, p int, _ codec.Compression) (wayRun, error) {
+// slice per partition, its time scaled to the whole batch's bytes.
+func loopWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	return plainScatter(schema, p, false)
+}
+
+// loopAllWay is loopWay writing as much memory as the batch has bytes:
+// the column is scattered k times, into k sets of slices, k the batch's
+// bytes over the column's. loopWay's slices hold one column and stay in
+// the caches; a Partitioner's pending buffers hold every column.
+func loopAllWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	return plainScatter(schema, p, true)
+}
+
+func plainScatter(schema *arrow.Schema, p int, all bool) (wayRun, error) {
 	if schema.Field(0).Type.ID() != arrow.INT64 {
 		return wayRun{}, fmt.Errorf("loop: the first column is %s, not int64", schema.Field(0).Type)
 	}
-	dst := make([][]int64, p)
+	var dst [][][]int64 // [copy][partition]
 	scale := 0.0
 	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
-		for q := range dst {
-			dst[q] = dst[q][:0]
+		if scale == 0 { // once, in the untimed round
+			bytes, buf := 0, []byte(nil)
+			for _, col := range recs[0].Columns() {
+				bytes = copyBuffers(&buf, bytes, col.Data())
+			}
+			per := float64(bytes) / float64(8*recs[0].NumRows())
+			k := 1
+			if all {
+				k = max(1, int(per+0.5))
+			}
+			dst = make([][][]int64, k)
+			for j := range dst {
+				dst[j] = make([][]int64, p)
+			}
+			scale = per / float64(k)
+		}
+		for _, d := range dst {
+			for q := range d {
+				d[q] = d[q][:0]
+			}
 		}
 		for k, rec := range recs {
 			vals := rec.Column(0).(*array.Int64).Int64Values()
-			for i, q := range ids[k] {
-				dst[q] = append(dst[q], vals[i])
+			for _, d := range dst {
+				for i, q := range ids[k] {
+					d[q] = append(d[q], vals[i])
+				}
 			}
-		}
-		if scale == 0 { // once, in the untimed round
-			all, buf := 0, []byte(nil)
-			for _, col := range recs[0].Columns() {
-				all = copyBuffers(&buf, all, col.Data())
-			}
-			scale = float64(all) / float64(8*recs[0].NumRows())
 		}
 		return nil
 	}, end: noEnd, scale: func() float64 { return scale }}, nil

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -225,7 +226,9 @@ func growBinary[T int32 | int64](data []byte, offs []T, total int64, n int, ss *
 	l := len(data)
 	data = grow(data, int(total)+wordSlack)[:l+int(total)]
 	k := len(offs)
-	offs = append(offs, make([]T, n)...)
+	// Not append(offs, make([]T, n)...), which clears what
+	// scatterValues overwrites whole.
+	offs = slices.Grow(offs, n)[:k+n]
 	ss.vals[q] = cursor{unsafe.Pointer(unsafe.SliceData(data)), l}
 	ss.offs[q] = cursor{unsafe.Pointer(unsafe.SliceData(offs)), k}
 	return data, offs
