@@ -109,7 +109,7 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 func (c *compressor) bound(s section) int {
 	n := s.n
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
 		return lightRoom(s)
 	case codecHuff:
 		return c.huffBound(s)
@@ -141,7 +141,7 @@ type lz4State struct {
 // pay becomes its inner section (s.codec changes).
 func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
 		return c.notOverLZ4(st, ls, dst, src, s, c.encodeLight(st, ls, dst, src, *s))
 	case codecHuff:
 		return c.encodeHuff(st, ls, dst, src, s)
@@ -199,19 +199,21 @@ type section struct {
 	alp    alpChoice
 	fsst   *fsstTable
 	planes planesChoice
+	rep    repChoice
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
 type sectionScratch struct {
-	marks  []int     // where the writer started buffers and byte planes
-	secs   []section // the sections
-	split  []section // room for the sections split for concurrency
-	hints  []bufHint // what the buffer at each mark holds (Light)
-	xf     flags     // the transforms the body went through
-	out    []byte    // the compressed sections' bytes
-	words  []uint64  // room for the lightweight codecs' choices
-	planes []byte    // room for byte planes and Light's LZ4 trials
-	joined []byte    // Light's LZ4 sections joined into one (joinLZ4)
+	marks  []int      // where the writer started buffers and byte planes
+	secs   []section  // the sections
+	split  []section  // room for the sections split for concurrency
+	hints  []bufHint  // what the buffer at each mark holds (Light)
+	xf     flags      // the transforms the body went through
+	out    []byte     // the compressed sections' bytes
+	words  []uint64   // room for the lightweight codecs' choices
+	planes []byte     // room for byte planes and Light's LZ4 trials
+	joined []byte     // Light's LZ4 sections joined into one (joinLZ4)
+	rep    repScratch // room for trying run-length and dictionary sections
 	hist   [256]uint32
 }
 
