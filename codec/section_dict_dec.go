@@ -61,11 +61,11 @@ func gather[T uint32 | uint64](out, dict []T, codes []uint32) {
 // (section_dict_enc.go has the layout), checking every field before it
 // writes a byte of raw: w 4 or 8; a known data codec; 2 <= k <= n <=
 // 2^20; the lengths of n+1 values and the gap inside raw; the parts
-// inside the section; M at most raw's bytes; the data part decoding to
+// inside the section; M at most raw's bytes after them; the data part decoding to
 // exactly M bytes and the k lengths summing to exactly M; every code below
 // k; and the strings' data and the tail exactly what is left of raw. Its
-// room (k lengths, M data bytes, n codes) is at most three times the raw
-// bytes.
+// room (k lengths and offsets, M data bytes, n codes) is at most three
+// times the raw bytes: M is at most the bytes after the lengths and gap.
 func decodeStrDict(raw, src []byte) error {
 	if len(src) < strDictHeader {
 		return corruptf("string dictionary section of %d bytes, shorter than its header", len(src))
@@ -85,7 +85,7 @@ func decodeStrDict(raw, src []byte) error {
 		return corruptf("string dictionary section of %d strings and %d entries, want 2 <= entries <= strings <= %d", n, k, lightMaxValues)
 	}
 	lens := (n + 1) * uint64(w)
-	if lens+g > r || m > r {
+	if lens+g > r || m > r-lens-g {
 		return corruptf("string dictionary section of %d strings of %d-byte lengths, a gap of %d and %d dictionary bytes in %d raw bytes", n, w, g, m, r)
 	}
 	if strDictHeader+g+l+d+c > uint64(len(src)) {
@@ -120,14 +120,15 @@ func decodeStrDict(raw, src []byte) error {
 			return err
 		}
 	}
-	offs := make([]uint64, k+1)
+	offs := make([]uint32, k+1) // m < 2^32
 	for i := range k {
-		offs[i+1] = offs[i] + intAt(dlens, int(i), w)
-		if offs[i+1] > m {
+		l := intAt(dlens, int(i), w)
+		if l > m-uint64(offs[i]) {
 			return corruptf("string dictionary's lengths pass its %d bytes at entry %d", m, i)
 		}
+		offs[i+1] = offs[i] + uint32(l)
 	}
-	if offs[k] != m {
+	if uint64(offs[k]) != m {
 		return corruptf("string dictionary's lengths sum to %d, its data holds %d", offs[k], m)
 	}
 	if err := decodePart(asBytes(codes), cp, 4); err != nil {
@@ -138,7 +139,7 @@ func decodeStrDict(raw, src []byte) error {
 	}
 	total := uint64(0)
 	for _, x := range codes {
-		total += offs[x+1] - offs[x]
+		total += uint64(offs[x+1] - offs[x])
 	}
 	if lens+g+total+uint64(len(tail)) != r {
 		return corruptf("string dictionary section's strings take %d bytes and its tail %d, of %d raw bytes after %d of lengths and gap", total, len(tail), r-lens-g, lens+g)

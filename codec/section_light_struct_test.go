@@ -56,7 +56,7 @@ func (b *blockBuilder) huffChunk(part []byte) (Compression, []byte) {
 	default:
 		inner, z = b.lightChunk(part)
 	}
-	if inner == codecHuff {
+	if inner == codecHuff || inner == codecStrDict {
 		return inner, z
 	}
 	streams := []int{1, 4}[b.c.intn(2)]
