@@ -200,6 +200,7 @@ type section struct {
 	fsst   *fsstTable
 	planes planesChoice
 	rep    repChoice
+	rs     *repScratch // the runs or dictionary chooseRepeats or chooseStrDict built, or nil
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
@@ -213,7 +214,11 @@ type sectionScratch struct {
 	words  []uint64   // room for the lightweight codecs' choices
 	planes []byte     // room for byte planes and Light's LZ4 trials
 	joined []byte     // Light's LZ4 sections joined into one (joinLZ4)
-	rep    repScratch // room for trying run-length and dictionary sections
+	// reps is the room run-length and dictionary sections are tried in;
+	// the first repsUsed hold the runs or dictionaries of chosen sections
+	// (section.rs), which encodeLight reuses.
+	reps     []*repScratch
+	repsUsed int
 	hist   [256]uint32
 }
 

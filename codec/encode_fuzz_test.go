@@ -40,6 +40,12 @@ func (b *arrayBuilder) hostile(what string, n int) int {
 
 func (b *arrayBuilder) rows() int {
 	if b.c.oneIn(8) {
+		if b.c.oneIn(8) {
+			// Enough rows for Light's lightweight sections; past the
+			// input's bytes the values are zeros and empty strings,
+			// runs and repeats (run-length and dictionary sections).
+			return minLightRows + b.c.intn(1024)
+		}
 		return b.c.intn(200)
 	}
 	return b.c.intn(8)
@@ -505,12 +511,12 @@ func runEncode(t *testing.T, data []byte) error {
 }
 
 // checkEncodeFuzz is checkEncode for fuzzing: Append without compression
-// and with LZ4 must agree, and AppendBatches(rec, rec) must fail or decode
+// and with LZ4 and Light must agree, and AppendBatches(rec, rec) must fail or decode
 // to rec twice over; it may fail where Append does not only with
 // ErrUnsupported (two batches may not fit one block).
 func checkEncodeFuzz(t *testing.T, rec arrow.RecordBatch, size int, what string) error {
 	var first error
-	for i, comp := range []Compression{None, LZ4} {
+	for i, comp := range []Compression{None, LZ4, Light} {
 		enc, err := NewEncoder(rec.Schema(), WithCompression(comp))
 		if err != nil {
 			t.Fatal(err)

@@ -217,27 +217,49 @@ type strPiece struct {
 // strLen is the length of string i of p.
 func (p strPiece) strLen(i int) int { return int(intAt(p.lens, i+1, p.w)) }
 
-// strDictMayPay reports whether a dictionary of p's strings may pay: at
-// most half of the strings of a sample (dictChunks runs of strings spread
-// over p) differ. It walks the lengths once.
-func strDictMayPay(t *dictTable, p strPiece) bool {
+// strDictMayPay reports whether a dictionary of p's strings may pay, from
+// a sample (dictChunks runs of strings spread over p, dictSample in all):
+// the dictionary's entries are estimated as the sample's distinct strings
+// plus, for the strings not sampled, the share of the sample's strings
+// seen once (Good-Turing), their bytes as the sampled entries' average,
+// weighed by ratio (the column's FSST ratio), and the codes in the bits
+// of that many entries; the estimate must be under 0.9 of the strings'
+// bytes weighed so and their lengths. It walks the lengths once.
+func strDictMayPay(t *dictTable, p strPiece, ratio float64) bool {
 	if p.n < 2*dictSample {
 		return false
 	}
 	t.reset(dictSample)
+	var seen [dictSample]uint16
 	step := dictSample / dictChunks
-	at, c := 0, 0
+	at, c, longest := 0, 0, 0
 	for i := 0; i < p.n && c < dictChunks; i++ {
 		l := p.strLen(i)
 		if i >= (p.n-step)*c/(dictChunks-1) {
-			t.strCode(p.data[at : at+l])
+			seen[t.strCode(p.data[at:at+l])]++
+			longest = max(longest, l)
 			if i+1 >= (p.n-step)*c/(dictChunks-1)+step {
 				c++
 			}
 		}
 		at += l
 	}
-	return 2*t.dictEntries() <= dictSample
+	d := t.dictEntries()
+	if 2*d > dictSample {
+		return false
+	}
+	once := 0
+	for _, k := range seen[:d] {
+		if k == 1 {
+			once++
+		}
+	}
+	k := min(float64(p.n), float64(d)+float64(once)*float64(p.n-dictSample)/dictSample)
+	avg := float64(len(t.strs)) / float64(d)
+	lb := float64(widthOf(uint64(longest)) + 1)
+	dict := k*avg*ratio + float64(p.n)*float64(widthOf(uint64(k)))/8 + k*lb/8
+	plain := float64(len(p.data))*ratio + float64(p.n)*lb/8
+	return dict < 0.9*plain
 }
 
 // strDict builds the dictionary and codes of p's strings into t and codes

@@ -103,8 +103,7 @@ type lightScratch struct {
 	alt   []byte    // what LZ4 stores a lightweight section's bytes in (notOverLZ4)
 	est   []byte    // room for lz4Least's transposed sample
 	huff  huffCoder // the Huffman sections' coder
-	rep   repScratch
-	dalt  []byte // the LZ4 block of a string dictionary's data
+	dalt  []byte    // the LZ4 block of a string dictionary's data
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -126,6 +125,7 @@ type lightScratch struct {
 // times LZ4's decode time).
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
+	ss.repsUsed = 0
 	if ss.xf&flagTranspose != 0 {
 		// A small body of few rows (minLightRows) is transposed and
 		// one MinLZ section, as with MinLZ, Huffman-coded.
@@ -205,7 +205,11 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 	if t.kind != hText || t.col != h.col || t.n < minLight || at < ss.marks[i]+h.n {
 		return section{}, false
 	}
-	return c.chooseStrDict(&ss.rep, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	s, ok := c.chooseStrDict(ss.nextRep(), body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	if ok {
+		ss.keepRep(&s)
+	}
+	return s, ok
 }
 
 // choose picks the codec of body[at:end], which starts with a buffer of
@@ -224,9 +228,12 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	case hInt:
 		bp, words := chooseBitpack(b[:h.n], int(h.width), ss.words)
 		ss.words = words
-		codec, best := chooseRepeats(&ss.rep, &s, b[:h.n], int(h.width), len(b), bp.bits, bp.size(len(b)-h.n), codecBitpack)
+		codec, best := chooseRepeats(ss.nextRep(), &s, b[:h.n], int(h.width), len(b), bp.bits, bp.size(len(b)-h.n), codecBitpack)
 		if size := float64(best); size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
 			s.codec, s.hint, s.bp = codec, h, bp
+			if codec != codecBitpack {
+				ss.keepRep(&s)
+			}
 			return s
 		}
 		// An LZ4 block holds integers byte-transposed: their planes,
@@ -337,19 +344,12 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 		return z
 	case codecRLE:
 		w := int(s.hint.width)
-		ls.rep.runs = runsOf(ls.rep.runs, src[:s.hint.n], w)
-		z, words := encodeRLE(dst, src, s.hint.n/w, w, ls.rep.runs, ls.words)
+		z, words := encodeRLE(dst, src, s.hint.n/w, w, s.rs.runs, ls.words)
 		ls.words = words
 		return z
 	case codecDict:
 		w := int(s.hint.width)
-		rs := &ls.rep
-		var ok bool
-		if rs.codes, ok = intDict(&rs.dict, src[:s.hint.n], w, rs.codes); !ok {
-			return nil
-		}
-		rs.vals = dictValues(&rs.dict, w, rs.vals)
-		z, words := encodeIntDict(dst, src, s.hint.n/w, w, rs.vals, rs.codes, ls.words)
+		z, words := encodeIntDict(dst, src, s.hint.n/w, w, s.rs.vals, s.rs.codes, ls.words)
 		ls.words = words
 		return z
 	case codecStrDict:
@@ -373,8 +373,8 @@ type repChoice struct {
 	gap, text int
 }
 
-// repScratch is the room run-length and dictionary sections are tried or
-// encoded in.
+// repScratch is the room run-length and dictionary sections are tried in,
+// kept by a chosen section until it is encoded.
 type repScratch struct {
 	runs  rleRuns
 	dict  dictTable
@@ -443,14 +443,14 @@ func (c *compressor) chooseStrDict(rs *repScratch, body []byte, at int, h bufHin
 	}
 	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
 	p.data = body[at+h.n+gap : at+h.n+gap+text]
-	if !strDictMayPay(&rs.dict, p) {
+	ratio := c.column(h.col).fsst.ratioNow()
+	if !strDictMayPay(&rs.dict, p, ratio) {
 		return section{}, false
 	}
 	var ok bool
 	if rs.codes, ok = strDict(&rs.dict, p, rs.codes); !ok {
 		return section{}, false
 	}
-	ratio := c.column(h.col).fsst.ratioNow()
 	m := len(rs.dict.strs)
 	rs.vals = dictLengths(&rs.dict, w, rs.vals)
 	var lp, cp int
@@ -476,16 +476,11 @@ func strPieceOf(src []byte, s section) strPiece {
 }
 
 // encodeStrDictSection encodes the string dictionary section s of src
-// into dst (of lightBound(s) bytes), or returns nil if the dictionary
-// grew past what chooseStrDict saw.
+// into dst (of lightBound(s) bytes) with the dictionary chooseStrDict
+// built.
 func (c *compressor) encodeStrDictSection(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	p := strPieceOf(src, s)
-	rs := &ls.rep
-	var ok bool
-	if rs.codes, ok = strDict(&rs.dict, p, rs.codes); !ok || len(rs.dict.strs) != s.rep.m {
-		return nil
-	}
-	rs.vals = dictLengths(&rs.dict, p.w, rs.vals)
+	rs := s.rs
 	if n := lz4.CompressBlockBound(s.rep.m); cap(ls.dalt) < n {
 		ls.dalt = make([]byte, n)
 	}
@@ -496,4 +491,19 @@ func (c *compressor) encodeStrDictSection(st *lz4State, ls *lightScratch, dst, s
 	z, words := encodeStrDict(dst, p, src[len(p.lens)+len(p.gap)+len(p.data):], d, ls.words)
 	ls.words = words
 	return z
+}
+
+// nextRep returns the room the next run-length or dictionary trial uses.
+func (ss *sectionScratch) nextRep() *repScratch {
+	if ss.repsUsed == len(ss.reps) {
+		ss.reps = append(ss.reps, new(repScratch))
+	}
+	return ss.reps[ss.repsUsed]
+}
+
+// keepRep gives s the room of the last trial (nextRep), which holds its
+// runs or dictionary, until the next block.
+func (ss *sectionScratch) keepRep(s *section) {
+	s.rs = ss.reps[ss.repsUsed]
+	ss.repsUsed++
 }
