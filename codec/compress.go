@@ -205,21 +205,21 @@ type section struct {
 
 // sectionScratch is the reusable room an encoder plans sections in.
 type sectionScratch struct {
-	marks  []int      // where the writer started buffers and byte planes
-	secs   []section  // the sections
-	split  []section  // room for the sections split for concurrency
-	hints  []bufHint  // what the buffer at each mark holds (Light)
-	xf     flags      // the transforms the body went through
-	out    []byte     // the compressed sections' bytes
-	words  []uint64   // room for the lightweight codecs' choices
-	planes []byte     // room for byte planes and Light's LZ4 trials
-	joined []byte     // Light's LZ4 sections joined into one (joinLZ4)
+	marks  []int     // where the writer started buffers and byte planes
+	secs   []section // the sections
+	split  []section // room for the sections split for concurrency
+	hints  []bufHint // what the buffer at each mark holds (Light)
+	xf     flags     // the transforms the body went through
+	out    []byte    // the compressed sections' bytes
+	words  []uint64  // room for the lightweight codecs' choices
+	planes []byte    // room for byte planes and Light's LZ4 trials
+	joined []byte    // Light's LZ4 sections joined into one (joinLZ4)
 	// reps is the room run-length and dictionary sections are tried in;
 	// the first repsUsed hold the runs or dictionaries of chosen sections
 	// (section.rs), which encodeLight reuses.
 	reps     []*repScratch
 	repsUsed int
-	hist   [256]uint32
+	hist     [256]uint32
 }
 
 // planSections cuts body at ss.marks into pieces of at least minPiece

@@ -265,12 +265,23 @@ func (b *arrayBuilder) wildOffset(prev, size int64, large bool) int64 {
 
 // varData draws the offsets and data of m binary or string values,
 // starting at a drawn offset.
+// fuzzWords are the strings of a large batch's string columns of few
+// distinct values.
+var fuzzWords = []string{"north", "south-east", "ouest", "nord-est-é"}
+
 func (b *arrayBuilder) varData(m int, utf bool, large bool) ([]int64, []byte) {
 	offs := make([]int64, m+1)
 	var data []byte
 	data = append(data, b.c.bytes(b.c.intn(3))...)
 	offs[0] = int64(len(data))
+	pool := m >= minLightRows && b.c.oneIn(2)
 	for i := range m {
+		if pool {
+			// Few distinct strings: Light's string dictionary.
+			data = append(data, fuzzWords[b.c.intn(len(fuzzWords))]...)
+			offs[i+1] = int64(len(data))
+			continue
+		}
 		l := b.c.intn(7)
 		switch {
 		case !utf:
