@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/pierrec/lz4/v4"
 )
@@ -17,7 +18,8 @@ func decodeIntDict(raw, src []byte) error {
 	if err != nil {
 		return err
 	}
-	room := make([]uint64, (p.k*p.w+4*p.n+7)/8)
+	pr, room := getRoom((p.k*p.w + 4*p.n + 7) / 8)
+	defer roomPool.Put(pr)
 	vals := asBytes(room)[:p.k*p.w]
 	codes := view[uint32](asBytes(room)[p.k*p.w:])[:p.n]
 	if err := decodePart(vals, p.first, p.w); err != nil {
@@ -97,11 +99,12 @@ func decodeStrDict(raw, src []byte) error {
 	dp := src[at+g+l : at+g+l+d]
 	cp := src[at+g+l+d : at+g+l+d+c]
 	tail := src[at+g+l+d+c:]
-	room := make([]uint64, (k*uint64(w)+m+4*n+7)/8+1)
+	pr, room := getRoom(int((k*uint64(w) + 4*n + m + strSlack + 7) / 8))
+	defer roomPool.Put(pr)
 	ab := asBytes(room)
 	dlens := ab[:k*uint64(w)]
 	codes := view[uint32](ab[k*uint64(w) : k*uint64(w)+4*n])[:n]
-	data := ab[k*uint64(w)+4*n : k*uint64(w)+4*n+m]
+	data := ab[k*uint64(w)+4*n : k*uint64(w)+4*n+m : k*uint64(w)+4*n+m+strSlack]
 	if err := decodePart(dlens, lp, w); err != nil {
 		return err
 	}
@@ -147,19 +150,54 @@ func decodeStrDict(raw, src []byte) error {
 	if w == 4 && total > 1<<31-1 {
 		return corruptf("string dictionary section's strings take %d bytes, past 32-bit lengths", total)
 	}
-	lb := raw[:lens]
-	clear(lb[:w])
-	out := raw[lens+g:]
 	copy(raw[lens:], gap)
-	for i, x := range codes {
-		s := data[offs[x]:offs[x+1]]
-		if w == 8 {
-			binary.LittleEndian.PutUint64(lb[8*(i+1):], uint64(len(s)))
-		} else {
-			binary.LittleEndian.PutUint32(lb[4*(i+1):], uint32(len(s)))
-		}
-		out = out[copy(out, s):]
+	if w == 8 {
+		putLengths(view[uint64](raw[:lens])[:n+1], offs, codes)
+	} else {
+		putLengths(view[uint32](raw[:lens])[:n+1], offs, codes)
 	}
-	copy(out, tail)
+	out := raw[lens+g:]
+	o := 0
+	data = data[:m+strSlack]
+	for _, x := range codes {
+		a, l := offs[x], int(offs[x+1]-offs[x])
+		if l <= strSlack && len(out)-o >= strSlack {
+			// Short strings as one 16-byte move: data has strSlack bytes
+			// of room after its end, and the bytes past the string in
+			// out are written next (a later string, or the tail).
+			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(data[a:])
+		} else {
+			copy(out[o:], data[a:a+uint32(l)])
+		}
+		o += l
+	}
+	copy(out[o:], tail)
 	return nil
+}
+
+// strSlack is the room after a string dictionary's data that lets a
+// decoder move a string of up to strSlack bytes as one word.
+const strSlack = 16
+
+// putLengths writes a 0 then the length of entry codes[i] for each i:
+// codes checked below len(offs)-1.
+func putLengths[T uint32 | uint64](lb []T, offs []uint32, codes []uint32) {
+	lb[0] = 0
+	for i, x := range codes {
+		lb[i+1] = T(offs[x+1] - offs[x])
+	}
+}
+
+// roomPool holds the room run-length and dictionary decoders unpack their
+// parts into.
+var roomPool = sync.Pool{New: func() any { return new([]uint64) }}
+
+// getRoom returns a pooled buffer of n words (to go back with
+// roomPool.Put(p)) and its words.
+func getRoom(n int) (*[]uint64, []uint64) {
+	p := roomPool.Get().(*[]uint64)
+	if cap(*p) < n {
+		*p = make([]uint64, n)
+	}
+	return p, (*p)[:n]
 }

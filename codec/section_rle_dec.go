@@ -79,7 +79,8 @@ func decodeRLE(raw, src []byte) error {
 		copy(raw[p.n*p.w:], p.tail)
 		return nil
 	}
-	room := make([]uint64, (p.k*p.w+4*(p.k-1)+7)/8)
+	pr, room := getRoom((p.k*p.w + 4*(p.k-1) + 7) / 8)
+	defer roomPool.Put(pr)
 	vals := asBytes(room)[:p.k*p.w]
 	ends := view[uint32](asBytes(room)[p.k*p.w:])[:p.k-1]
 	if err := decodePart(vals, p.first, p.w); err != nil {
