@@ -161,6 +161,11 @@ func repHostileCases(t *testing.T) []hostileCase {
 		binary.LittleEndian.PutUint32(b[at:], v)
 		return b
 	}
+	set8 := func(b []byte, at int, v byte) []byte {
+		b = cloneBytes(b)
+		b[at] = v
+		return b
+	}
 	for _, w := range []int{4, 8} {
 		raw := repRaw(w)
 		n := 1000
@@ -187,12 +192,8 @@ func repHostileCases(t *testing.T) []hostileCase {
 		add("runs: values part past the section", codecRLE, len(raw), set32(good, 12, uint32(len(good))))
 		add("runs: values part of 2^32-1 bytes", codecRLE, len(raw), set32(good, 12, 1<<32-1))
 		add("runs: a byte short", codecRLE, len(raw), good[:len(good)-1])
-		bad := cloneBytes(good)
-		bad[0] = 16
-		add("runs: 16-byte values", codecRLE, len(raw), bad)
-		bad = cloneBytes(good)
-		bad[2] = 1
-		add("runs: flags set", codecRLE, len(raw), bad)
+		add("runs: 16-byte values", codecRLE, len(raw), set8(good, 0, 16))
+		add("runs: flags set", codecRLE, len(raw), set8(good, 2, 1))
 		one := rleSection(raw[:4*w], 4, w, rleRuns{vals: raw[:w]})
 		addGood("one run", codecRLE, raw[:4*w], one)
 		add("one run with a values part of w+1", codecRLE, 4*w, set32(one, 12, uint32(w+1)))
@@ -247,15 +248,9 @@ func repHostileCases(t *testing.T) []hostileCase {
 	add("string dictionary: lengths sum past the data", codecStrDict, len(raw), strDictSection(p, tail, l2, data, codes, false))
 	add("string dictionary: strings longer than raw", codecStrDict, len(raw)-1, good)
 	add("string dictionary: a byte short", codecStrDict, len(raw), good[:len(good)-1])
-	bad := cloneBytes(good)
-	bad[2] = 3
-	add("string dictionary data codec 3", codecStrDict, len(raw), bad)
-	bad = cloneBytes(good)
-	bad[1] = 255
-	add("string dictionary gap of 255", codecStrDict, len(raw), bad)
-	bad = cloneBytes(good)
-	bad[0] = 2
-	add("string dictionary of 2-byte lengths", codecStrDict, len(raw), bad)
+	add("string dictionary data codec 3", codecStrDict, len(raw), set8(good, 2, 3))
+	add("string dictionary gap of 255", codecStrDict, len(raw), set8(good, 1, 255))
+	add("string dictionary of 2-byte lengths", codecStrDict, len(raw), set8(good, 0, 2))
 	if good[2] != byte(LZ4) {
 		t.Fatalf("strRaw's dictionary data stored with codec %d, want LZ4", good[2])
 	}
