@@ -205,7 +205,7 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 	if t.kind != hText || t.col != h.col || t.n < minLight || at < ss.marks[i]+h.n {
 		return section{}, false
 	}
-	s, ok := c.chooseStrDict(ss.nextRep(), body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	s, ok := c.chooseStrDict(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
 	if ok {
 		ss.keepRep(&s)
 	}
@@ -289,8 +289,7 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	return s
 }
 
-// lz4Trial returns the bytes LZ4 compresses b, of fewer than
-// minMatchPiece bytes, to, in ss.planes.
+// lz4Trial returns the bytes LZ4 compresses b to, in ss.planes.
 func (c *compressor) lz4Trial(ss *sectionScratch, b []byte) int {
 	st := c.getState()
 	defer c.putState(st)
@@ -371,6 +370,7 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 type repChoice struct {
 	k, m      int
 	gap, text int
+	lz        int // a string dictionary: the bytes LZ4 took for its lengths, gap and text
 }
 
 // repScratch is the room run-length and dictionary sections are tried in,
@@ -435,8 +435,12 @@ func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best
 // (hint h) starts at body[at:], followed after gap bytes by its text of
 // text bytes, takes fewer bytes as a string dictionary than as bit-packed
 // lengths and FSST-coded text (both estimated with the column's FSST
-// ratio): it returns the section, whose end the planner sets, if so.
-func (c *compressor) chooseStrDict(rs *repScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+// ratio), and than LZ4 takes for the piece, which it compresses to make
+// sure (notOverLZ4 then need not): it returns the section, whose end the
+// planner sets, if so. The room it builds the dictionary in is
+// ss.nextRep().
+func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+	rs := ss.nextRep()
 	w := int(h.width)
 	if w != 4 && w != 8 || gap > 255 || h.n+gap+text > strDictMaxRaw {
 		return section{}, false
@@ -463,7 +467,14 @@ func (c *compressor) chooseStrDict(rs *repScratch, body []byte, at int, h bufHin
 	if dict >= plain {
 		return section{}, false
 	}
-	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text}}, true
+	// A sorted column's runs of a value make LZ4 smaller than the codes
+	// (iso639-3): then bit-packed lengths and FSST, each held to LZ4,
+	// take less than the piece as one LZ4 section.
+	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
+	if float64(lz) <= dict {
+		return section{}, false
+	}
+	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz}}, true
 }
 
 // strPieceOf is the string column a string dictionary section s of raw
