@@ -224,10 +224,11 @@ func (p strPiece) strLen(i int) int { return int(intAt(p.lens, i+1, p.w)) }
 // seen once (Good-Turing), their bytes as the sampled entries' average,
 // weighed by ratio (the column's FSST ratio), and the codes in the bits
 // of that many entries; the estimate must be under 0.9 of the strings'
-// bytes weighed so and their lengths. It walks the lengths once.
-func strDictMayPay(t *dictTable, p strPiece, ratio float64) bool {
+// bytes weighed so and their lengths. It returns the estimated entries,
+// and walks the lengths once.
+func strDictMayPay(t *dictTable, p strPiece, ratio float64) (float64, bool) {
 	if p.n < 2*dictSample {
-		return false
+		return 0, false
 	}
 	t.reset(dictSample)
 	var seen [dictSample]uint16
@@ -246,7 +247,7 @@ func strDictMayPay(t *dictTable, p strPiece, ratio float64) bool {
 	}
 	d := t.dictEntries()
 	if 2*d > dictSample {
-		return false
+		return 0, false
 	}
 	once := 0
 	for _, k := range seen[:d] {
@@ -259,7 +260,7 @@ func strDictMayPay(t *dictTable, p strPiece, ratio float64) bool {
 	lb := float64(widthOf(uint64(longest)) + 1)
 	dict := k*avg*ratio + float64(p.n)*float64(widthOf(uint64(k)))/8 + k*lb/8
 	plain := float64(len(p.data))*ratio + float64(p.n)*lb/8
-	return dict < 0.9*plain
+	return k, dict < 0.9*plain
 }
 
 // strDict builds the dictionary and codes of p's strings into t and codes

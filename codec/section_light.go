@@ -448,10 +448,23 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bu
 	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
 	p.data = body[at+h.n+gap : at+h.n+gap+text]
 	ratio := c.column(h.col).fsst.ratioNow()
-	if !strDictMayPay(&rs.dict, p, ratio) {
+	k, ok := strDictMayPay(&rs.dict, p, ratio)
+	if !ok {
 		return section{}, false
 	}
-	var ok bool
+	// The codes alone take at least n bits(k) bits; the plain sections
+	// take the lengths bit-packed and at most LZ4's estimate of the text
+	// (above what LZ4 takes on the real tables). Text in runs or cycles
+	// (alltypes_tiny_pages's) is known to lose so, without building the
+	// dictionary.
+	var bp bitpackChoice
+	bp, rs.words = chooseBitpack(p.lens, w, rs.words)
+	if text >= minMatchPiece {
+		codes := float64(p.n*widthOf(uint64(k))) / 8
+		if codes >= float64(bp.size(0))+(1-(matchSavings(p.data)-lzSlack))*float64(text) {
+			return section{}, false
+		}
+	}
 	if rs.codes, ok = strDict(&rs.dict, p, rs.codes); !ok {
 		return section{}, false
 	}
@@ -461,8 +474,6 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bu
 	lp, rs.words = partSize(rs.vals, w, rs.words)
 	cp, rs.words = partSize(asBytes(rs.codes), 4, rs.words)
 	dict := float64(strDictHeader+gap+lp+cp) + ratio*float64(m)
-	var bp bitpackChoice
-	bp, rs.words = chooseBitpack(p.lens, w, rs.words)
 	plain := float64(bp.size(gap)+fsstHeader) + ratio*float64(text)
 	if dict >= plain {
 		return section{}, false
