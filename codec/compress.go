@@ -109,7 +109,7 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 func (c *compressor) bound(s section) int {
 	n := s.n
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
 		return lightRoom(s)
 	case codecHuff:
 		return c.huffBound(s)
@@ -141,7 +141,7 @@ type lz4State struct {
 // pay becomes its inner section (s.codec changes).
 func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
 	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
 		return c.notOverLZ4(st, ls, dst, src, s, c.encodeLight(st, ls, dst, src, *s))
 	case codecHuff:
 		return c.encodeHuff(st, ls, dst, src, s)
@@ -199,6 +199,8 @@ type section struct {
 	alp    alpChoice
 	fsst   *fsstTable
 	planes planesChoice
+	rep    repChoice
+	rs     *repScratch // the runs or dictionary chooseRepeats or chooseStrDict built, or nil
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
@@ -212,7 +214,12 @@ type sectionScratch struct {
 	words  []uint64  // room for the lightweight codecs' choices
 	planes []byte    // room for byte planes and Light's LZ4 trials
 	joined []byte    // Light's LZ4 sections joined into one (joinLZ4)
-	hist   [256]uint32
+	// reps is the room run-length and dictionary sections are tried in;
+	// the first repsUsed hold the runs or dictionaries of chosen sections
+	// (section.rs), which encodeLight reuses.
+	reps     []*repScratch
+	repsUsed int
+	hist     [256]uint32
 }
 
 // planSections cuts body at ss.marks into pieces of at least minPiece

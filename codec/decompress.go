@@ -139,7 +139,7 @@ func sectionMaxRaw(c Compression, s int) uint64 {
 		return (n - 6) / 4 * (128 << 10)
 	case MinLZ:
 		return minlz.MaxBlockSize
-	case codecBitpack, codecALP, codecFSST, codecPlanes, codecHuff:
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecHuff, codecRLE, codecDict, codecStrDict:
 		return lightMaxRaw(c, s)
 	}
 	return n
@@ -257,6 +257,12 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		return decodeFSST(raw, src)
 	case codecPlanes:
 		return decodePlanes(raw, src)
+	case codecRLE:
+		return decodeRLE(raw, src)
+	case codecDict:
+		return decodeIntDict(raw, src)
+	case codecStrDict:
+		return decodeStrDict(raw, src)
 	case codecHuff:
 		return d.unhuff(raw, src)
 	case MinLZ:

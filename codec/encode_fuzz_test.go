@@ -40,6 +40,12 @@ func (b *arrayBuilder) hostile(what string, n int) int {
 
 func (b *arrayBuilder) rows() int {
 	if b.c.oneIn(8) {
+		if b.c.oneIn(8) {
+			// Enough rows for Light's lightweight sections; past the
+			// input's bytes the values are zeros and empty strings,
+			// runs and repeats (run-length and dictionary sections).
+			return minLightRows + b.c.intn(1024)
+		}
 		return b.c.intn(200)
 	}
 	return b.c.intn(8)
@@ -259,12 +265,23 @@ func (b *arrayBuilder) wildOffset(prev, size int64, large bool) int64 {
 
 // varData draws the offsets and data of m binary or string values,
 // starting at a drawn offset.
+// fuzzWords are the strings of a large batch's string columns of few
+// distinct values.
+var fuzzWords = []string{"north", "south-east", "ouest", "nord-est-é"}
+
 func (b *arrayBuilder) varData(m int, utf bool, large bool) ([]int64, []byte) {
 	offs := make([]int64, m+1)
 	var data []byte
 	data = append(data, b.c.bytes(b.c.intn(3))...)
 	offs[0] = int64(len(data))
+	pool := m >= minLightRows && b.c.oneIn(2)
 	for i := range m {
+		if pool {
+			// Few distinct strings: Light's string dictionary.
+			data = append(data, fuzzWords[b.c.intn(len(fuzzWords))]...)
+			offs[i+1] = int64(len(data))
+			continue
+		}
 		l := b.c.intn(7)
 		switch {
 		case !utf:
@@ -505,12 +522,12 @@ func runEncode(t *testing.T, data []byte) error {
 }
 
 // checkEncodeFuzz is checkEncode for fuzzing: Append without compression
-// and with LZ4 must agree, and AppendBatches(rec, rec) must fail or decode
+// and with LZ4 and Light must agree, and AppendBatches(rec, rec) must fail or decode
 // to rec twice over; it may fail where Append does not only with
 // ErrUnsupported (two batches may not fit one block).
 func checkEncodeFuzz(t *testing.T, rec arrow.RecordBatch, size int, what string) error {
 	var first error
-	for i, comp := range []Compression{None, LZ4} {
+	for i, comp := range []Compression{None, LZ4, Light} {
 		enc, err := NewEncoder(rec.Schema(), WithCompression(comp))
 		if err != nil {
 			t.Fatal(err)

@@ -59,6 +59,9 @@ func goldenBlockCases() []goldenBlockCase {
 		{"lineitem-64", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Lineitem(mem, 64) }, nil},
 		{"dict-8192", func(mem memory.Allocator) arrow.RecordBatch { return randbatch.Dictionary(mem, 8192) }, nil},
 		{"text-2048", goldenText, nil},
+		// Light's run-length, integer dictionary and string dictionary
+		// sections (32- and 64-bit lengths).
+		{"repeats-8192", func(memory.Allocator) arrow.RecordBatch { return repBatch(8192, 1) }, nil},
 	}
 }
 
@@ -150,7 +153,7 @@ func TestGoldenBlocks(t *testing.T) {
 	var sawRaw, sawSplit bool
 	sawCodec := map[Compression]bool{}
 	sawPlane := map[byte]bool{}
-	sawInner := map[Compression]bool{} // of Huffman sections
+	sawInner := map[Compression]bool{} // of Huffman sections; 100 + a string dictionary's data codec
 	for _, gc := range goldenBlockCases() {
 		want := readIPC(t, filepath.Join(dir, gc.name+".arrows"))
 		defer want.Release()
@@ -176,6 +179,9 @@ func TestGoldenBlocks(t *testing.T) {
 					sawCodec[s.codec] = true
 					if s.codec == codecHuff {
 						sawInner[Compression(s.src[0])] = true
+					}
+					if s.codec == codecStrDict {
+						sawInner[Compression(s.src[2])+100] = true // its data's codec
 					}
 					if s.codec == codecPlanes {
 						for j := range int(s.src[0]) {
@@ -207,7 +213,8 @@ func TestGoldenBlocks(t *testing.T) {
 	if !sawRaw || !sawSplit || !sawCodec[LZ4] || !sawCodec[Zstd] || !sawCodec[MinLZ] ||
 		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] ||
 		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] ||
-		!sawCodec[codecHuff] || !sawInner[MinLZ] || !sawInner[codecBitpack] || !sawInner[codecFSST] {
+		!sawCodec[codecHuff] || !sawInner[MinLZ] || !sawInner[codecBitpack] || !sawInner[codecFSST] ||
+		!sawCodec[codecRLE] || !sawCodec[codecDict] || !sawCodec[codecStrDict] || !sawInner[codecFSST+100] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v, Huffman sections' inner codecs %v",
 			sawRaw, sawSplit, sawCodec, sawPlane, sawInner)
 	}

@@ -89,6 +89,10 @@ func lightRoom(s section) int {
 // sets s.codec to codecPlanes.
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
 	plain, planes := lz4Least(ls, src, s.hint)
+	if s.codec == codecStrDict {
+		// chooseStrDict compressed the piece but its few tail bytes.
+		plain = max(plain, s.rep.lz)
+	}
 	if z != nil && len(z) <= plain && (planes < 0 || len(z) <= planes) {
 		return z
 	}

@@ -80,9 +80,9 @@ func BenchmarkRealData(b *testing.B) {
 // the Light block b: it takes no more bytes than LZ4 (pierrec's fast
 // compressor, as the encoder's) stores its raw bytes in, and, for a
 // section of integers the encoder could have written as byte planes, no
-// more than those planes each LZ4 or raw; a bit-packed section is checked
-// against both the LZ4 of its bytes and of their 8-byte planes (its
-// width is not in the section), and passes if it is under either.
+// more than those planes each LZ4 or raw; a bit-packed, run-length or
+// dictionary section is checked against both the LZ4 of its bytes and of
+// their 4- and 8-byte planes, and passes if it is under either.
 func lightNotOverLZ4(t *testing.T, name string, b []byte) {
 	t.Helper()
 	h := must(parseHeader(b))
@@ -92,7 +92,7 @@ func lightNotOverLZ4(t *testing.T, name string, b []byte) {
 	d := &decompressor{maxBlock: DefaultMaxBlockSize, concurrency: 1, pool: &blockPool{}}
 	var c lz4.Compressor
 	if err := eachSection(b[headerSize:], h.raw, func(s sectionIn) error {
-		if s.codec < codecBitpack || s.codec > codecPlanes {
+		if s.codec < codecBitpack || s.codec == codecHuff || s.codec > maxCodec {
 			return nil
 		}
 		raw := make([]byte, s.raw)
@@ -108,7 +108,7 @@ func lightNotOverLZ4(t *testing.T, name string, b []byte) {
 			n = len(raw) + 1 // incompressible: LZ4 stores nothing smaller
 		}
 		if len(s.src) > n && len(s.src) > lz4Floor(len(raw)) {
-			if s.codec == codecPlanes || s.codec == codecBitpack {
+			if s.codec != codecALP && s.codec != codecFSST {
 				// Planes of 4 or 8 bytes each LZ4: the encoder's other
 				// measure for integers.
 				best := n

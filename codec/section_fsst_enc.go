@@ -463,6 +463,20 @@ func (fc *fsstColumn) tableFor(data []byte) *fsstTable {
 	return fc.table
 }
 
+// ratioNow is the ratio of the column's table, or fsstGuess before one is
+// trained: what a planner weighs string bytes with.
+func (fc *fsstColumn) ratioNow() float64 {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.table == nil {
+		return fsstGuess
+	}
+	return fc.table.ratio
+}
+
+// fsstGuess is the ratio taken for a column without a table.
+const fsstGuess = 0.5
+
 // observe records how well t, the column's table, did on a block: the
 // codes' size over the raw size. A ratio past fsstDrift times the base
 // makes the next block retrain.

@@ -73,9 +73,11 @@ func parseHuff(r uint64, src []byte) (huffSection, error) {
 }
 
 // huffInnerOK reports whether a Huffman section may hold a section of codec
-// c: any known codec but zstd (which entropy-codes already) and Huffman.
+// c: any known codec but zstd (which entropy-codes already), Huffman and
+// the string dictionary (whose raw bytes its stored ones do not bound as
+// the Huffman section's bound assumes).
 func huffInnerOK(c Compression) bool {
-	return c <= maxCodec && c != Zstd && c != codecHuff
+	return c <= maxCodec && c != Zstd && c != codecHuff && c != codecStrDict
 }
 
 // checkHuff checks, before anything is allocated for it, that a Huffman

@@ -8,12 +8,15 @@ import (
 // The lightweight section codecs and how an encoder with Light chooses
 // among them. Their ids in a section descriptor (FORMAT.md):
 const (
-	codecBitpack Compression = 4 // frame of reference (or delta) and bit-packing of integers
-	codecALP     Compression = 5 // ALP: decimal floats as bit-packed integers
-	codecFSST    Compression = 6 // FSST: string data as codes of a symbol table
-	codecPlanes  Compression = 7 // byte planes of floats, each raw or LZ4
-	codecHuff    Compression = 8 // another section's bytes Huffman-coded (huff0)
-	maxCodec                 = codecHuff
+	codecBitpack Compression = 4  // frame of reference (or delta) and bit-packing of integers
+	codecALP     Compression = 5  // ALP: decimal floats as bit-packed integers
+	codecFSST    Compression = 6  // FSST: string data as codes of a symbol table
+	codecPlanes  Compression = 7  // byte planes of floats, each raw or LZ4
+	codecHuff    Compression = 8  // another section's bytes Huffman-coded (huff0)
+	codecRLE     Compression = 9  // run-length: run values and run ends, each bit-packed
+	codecDict    Compression = 10 // integers as a dictionary and bit-packed codes
+	codecStrDict Compression = 11 // a string column's lengths and data as a dictionary and codes
+	maxCodec                 = codecStrDict
 )
 
 // lightMaxValues is the most values a bit-packing or ALP section holds: a
@@ -29,14 +32,18 @@ const lightMaxValues = 1 << 20
 // planes 256 (an LZ4 plane decodes to at most 255 bytes a byte, a packed
 // one to at most 8), Huffman the most of those from the m <= 8 x (s - 8)
 // (a code takes at least a bit) and <= huff0.BlockSizeMax bytes of its
-// inner section (checkHuff checks the inner codec's own bound).
+// inner section (checkHuff checks the inner codec's own bound); run-length
+// and integer dictionaries as bit-packing (at most lightMaxValues values
+// of 8 bytes and the tail), a string dictionary strDictMaxRaw and its tail.
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
 	case codecHuff:
 		m := uint64(min(8*max(s-huffHeader, 0), huff0.BlockSizeMax))
 		return max(256*m, 16*lightMaxValues+m)
-	case codecBitpack:
+	case codecBitpack, codecRLE, codecDict:
 		return 16*lightMaxValues + uint64(s)
+	case codecStrDict:
+		return strDictMaxRaw + uint64(s)
 	case codecALP:
 		return 8*lightMaxValues + uint64(s)
 	case codecFSST:
@@ -96,6 +103,7 @@ type lightScratch struct {
 	alt   []byte    // what LZ4 stores a lightweight section's bytes in (notOverLZ4)
 	est   []byte    // room for lz4Least's transposed sample
 	huff  huffCoder // the Huffman sections' coder
+	dalt  []byte    // the LZ4 block of a string dictionary's data
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
@@ -117,6 +125,7 @@ type lightScratch struct {
 // times LZ4's decode time).
 func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	secs := ss.secs[:0]
+	ss.repsUsed = 0
 	if ss.xf&flagTranspose != 0 {
 		// A small body of few rows (minLightRows) is transposed and
 		// one MinLZ section, as with MinLZ, Huffman-coded.
@@ -130,7 +139,15 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 		secs = append(secs, s)
 	}
 	start, startHint := 0, bufHint{}
+	var dict *section // a string dictionary section, to end at the next cut
+	skip := 0         // marks before skip lie inside dict
 	cut := func(end int) {
+		if dict != nil {
+			dict.n = end - dict.at
+			add(*dict)
+			dict = nil
+			return
+		}
 		h := startHint
 		if h.kind == hInt || h.kind == hFloat {
 			// Whole sections of lightMaxValues values first.
@@ -145,6 +162,15 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	}
 	for i, m := range ss.marks {
 		h := ss.hints[i]
+		if m < skip {
+			continue
+		}
+		if d, ok := c.strDictAt(ss, body, i); ok {
+			cut(m)
+			start, startHint, dict = m, bufHint{}, &d
+			skip = m + h.n + d.rep.gap + d.rep.text
+			continue
+		}
 		light := h.kind != hNone && h.n >= minLight
 		if !light && (m-start < minPiece || len(body)-m < minPiece) || i+1 < len(ss.marks) && ss.marks[i+1] == m {
 			continue
@@ -166,6 +192,26 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	return secs
 }
 
+// strDictAt returns the string dictionary section of the string column
+// whose lengths buffer starts at mark i, followed by its text, if
+// chooseStrDict finds it pays: only with lengths (flagLengths), as a
+// string dictionary section writes them.
+func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section, bool) {
+	h := ss.hints[i]
+	if h.kind != hInt || ss.xf&flagLengths == 0 || i+1 >= len(ss.marks) {
+		return section{}, false
+	}
+	t, at := ss.hints[i+1], ss.marks[i+1]
+	if t.kind != hText || t.col != h.col || t.n < minLight || at < ss.marks[i]+h.n {
+		return section{}, false
+	}
+	s, ok := c.chooseStrDict(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	if ok {
+		ss.keepRep(&s)
+	}
+	return s, ok
+}
+
 // choose picks the codec of body[at:end], which starts with a buffer of
 // hint h (hNone: of nothing known).
 func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufHint) section {
@@ -182,8 +228,12 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	case hInt:
 		bp, words := chooseBitpack(b[:h.n], int(h.width), ss.words)
 		ss.words = words
-		if size := float64(bp.size(len(b) - h.n)); size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
-			s.codec, s.hint, s.bp = codecBitpack, h, bp
+		codec, best := chooseRepeats(ss.nextRep(), &s, b[:h.n], int(h.width), len(b), bp.bits, bp.size(len(b)-h.n), codecBitpack)
+		if size := float64(best); size <= keep*float64(len(b)) && size <= lz()*float64(len(b)) {
+			s.codec, s.hint, s.bp = codec, h, bp
+			if codec != codecBitpack {
+				ss.keepRep(&s)
+			}
 			return s
 		}
 		// An LZ4 block holds integers byte-transposed: their planes,
@@ -239,8 +289,7 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	return s
 }
 
-// lz4Trial returns the bytes LZ4 compresses b, of fewer than
-// minMatchPiece bytes, to, in ss.planes.
+// lz4Trial returns the bytes LZ4 compresses b to, in ss.planes.
 func (c *compressor) lz4Trial(ss *sectionScratch, b []byte) int {
 	st := c.getState()
 	defer c.putState(st)
@@ -266,6 +315,13 @@ func lightBound(s section) int {
 		return fsstBound(s.hint.n, tail)
 	case codecPlanes:
 		return planesBound(s.planes.n, s.planes.w, tail)
+	case codecRLE:
+		return rleBound(s.rep.k, int(s.hint.width), tail)
+	case codecDict:
+		return intDictBound(s.hint.n/int(s.hint.width), s.rep.k, int(s.hint.width), tail)
+	case codecStrDict:
+		p := strPiece{w: int(s.hint.width), n: s.hint.n/int(s.hint.width) - 1, gap: make([]byte, s.rep.gap)}
+		return strDictBound(p, s.rep.k, s.rep.m, tail)
 	}
 	return lz4.CompressBlockBound(s.n)
 }
@@ -285,6 +341,18 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 		z, words := encodeALP(dst, src, s.hint.n/int(s.hint.width), s.alp, ls.words)
 		ls.words = words
 		return z
+	case codecRLE:
+		w := int(s.hint.width)
+		z, words := encodeRLE(dst, src, s.hint.n/w, w, s.rs.runs, ls.words)
+		ls.words = words
+		return z
+	case codecDict:
+		w := int(s.hint.width)
+		z, words := encodeIntDict(dst, src, s.hint.n/w, w, s.rs.vals, s.rs.codes, ls.words)
+		ls.words = words
+		return z
+	case codecStrDict:
+		return c.encodeStrDictSection(st, ls, dst, src, s)
 	case codecFSST:
 		z := encodeFSST(dst, src, s.hint.n, s.fsst)
 		if s.hint.n > 0 {
@@ -294,4 +362,170 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 		return z
 	}
 	return nil
+}
+
+// repChoice is a run-length or dictionary section decided by the planner:
+// k runs or entries, and for a string dictionary the dictionary's data
+// bytes m and where the lengths, gap and text lie.
+type repChoice struct {
+	k, m      int
+	gap, text int
+	lz        int // a string dictionary: the bytes LZ4 took for its lengths, gap and text
+}
+
+// repScratch is the room run-length and dictionary sections are tried in,
+// kept by a chosen section until it is encoded.
+type repScratch struct {
+	runs  rleRuns
+	dict  dictTable
+	codes []uint32
+	vals  []byte
+	words []uint64 // the bit-packing choices' room
+}
+
+// rleSampleRuns is the most runs, as a share of the values, a window of
+// the values (rleWindow of them, in the middle) may have for the encoder
+// to count the runs of all the values: with runs of 3 values on average,
+// the run ends cost about what the values save.
+const (
+	rleWindow    = 1024
+	rleMaxShare  = 3
+	minRepValues = 64
+)
+
+// chooseRepeats tries the run-length and integer dictionary sections on
+// the n values of w bytes in vals (hint h) of a piece of r bytes, the
+// rest the tail, against best, the bytes of the section chosen so far
+// (bit-packing, of bits bits a value): it returns the codec that takes
+// fewest and its bytes, setting s.rep. Each is tried only when a sample
+// says it may pay (few runs in a window; few distinct values among
+// dictSample).
+func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best int, cur Compression) (Compression, int) {
+	n := len(vals) / w
+	if w != 4 && w != 8 || n < minRepValues {
+		return cur, best
+	}
+	tail := r - len(vals)
+	k := min(n, rleWindow)
+	at := (n - k) / 2 * w
+	if runsAtMost(vals[at:at+k*w], w, k/rleMaxShare) {
+		rs.runs = runsOf(rs.runs, vals, w)
+		var size int
+		size, rs.words = rleSize(rs.runs, w, tail, rs.words)
+		if size < best {
+			cur, best = codecRLE, size
+			s.rep = repChoice{k: len(rs.runs.vals) / w}
+		}
+	}
+	if intDictMayPay(&rs.dict, vals, w, bits) {
+		var ok bool
+		if rs.codes, ok = intDict(&rs.dict, vals, w, rs.codes); ok {
+			rs.vals = dictValues(&rs.dict, w, rs.vals)
+			var size int
+			if size, rs.words = intDictSize(rs.vals, rs.codes, w, tail, rs.words); size < best {
+				cur, best = codecDict, size
+				s.rep = repChoice{k: len(rs.dict.vals)}
+			}
+		}
+	}
+	return cur, best
+}
+
+// chooseStrDict decides whether the string column whose lengths buffer
+// (hint h) starts at body[at:], followed after gap bytes by its text of
+// text bytes, takes fewer bytes as a string dictionary than as bit-packed
+// lengths and FSST-coded text (both estimated with the column's FSST
+// ratio), and than LZ4 takes for the piece, which it compresses to make
+// sure (notOverLZ4 then need not): it returns the section, whose end the
+// planner sets, if so. The room it builds the dictionary in is
+// ss.nextRep().
+func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+	rs := ss.nextRep()
+	w := int(h.width)
+	if w != 4 && w != 8 || gap > 255 || h.n+gap+text > strDictMaxRaw {
+		return section{}, false
+	}
+	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
+	p.data = body[at+h.n+gap : at+h.n+gap+text]
+	ratio := c.column(h.col).fsst.ratioNow()
+	k, ok := strDictMayPay(&rs.dict, p, ratio)
+	if !ok {
+		return section{}, false
+	}
+	// The codes alone take at least n bits(k) bits; the plain sections
+	// take the lengths bit-packed and at most LZ4's estimate of the text
+	// (above what LZ4 takes on the real tables). Text in runs or cycles
+	// (alltypes_tiny_pages's) is known to lose so, without building the
+	// dictionary.
+	var bp bitpackChoice
+	bp, rs.words = chooseBitpack(p.lens, w, rs.words)
+	if text >= minMatchPiece {
+		codes := float64(p.n*widthOf(uint64(k))) / 8
+		if codes >= float64(bp.size(0))+(1-(matchSavings(p.data)-lzSlack))*float64(text) {
+			return section{}, false
+		}
+	}
+	if rs.codes, ok = strDict(&rs.dict, p, rs.codes); !ok {
+		return section{}, false
+	}
+	m := len(rs.dict.strs)
+	rs.vals = dictLengths(&rs.dict, w, rs.vals)
+	var lp, cp int
+	lp, rs.words = partSize(rs.vals, w, rs.words)
+	cp, rs.words = partSize(asBytes(rs.codes), 4, rs.words)
+	dict := float64(strDictHeader+gap+lp+cp) + ratio*float64(m)
+	plain := float64(bp.size(gap)+fsstHeader) + ratio*float64(text)
+	if dict >= plain {
+		return section{}, false
+	}
+	// A sorted column's runs of a value make LZ4 smaller than the codes
+	// (iso639-3): then bit-packed lengths and FSST, each held to LZ4,
+	// take less than the piece as one LZ4 section.
+	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
+	if float64(lz) <= dict {
+		return section{}, false
+	}
+	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz}}, true
+}
+
+// strPieceOf is the string column a string dictionary section s of raw
+// bytes src holds.
+func strPieceOf(src []byte, s section) strPiece {
+	w := int(s.hint.width)
+	lens := s.hint.n
+	return strPiece{w: w, n: lens/w - 1, lens: src[:lens], gap: src[lens : lens+s.rep.gap],
+		data: src[lens+s.rep.gap : lens+s.rep.gap+s.rep.text]}
+}
+
+// encodeStrDictSection encodes the string dictionary section s of src
+// into dst (of lightBound(s) bytes) with the dictionary chooseStrDict
+// built.
+func (c *compressor) encodeStrDictSection(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
+	p := strPieceOf(src, s)
+	rs := s.rs
+	if n := lz4.CompressBlockBound(s.rep.m); cap(ls.dalt) < n {
+		ls.dalt = make([]byte, n)
+	}
+	d := strDictParts{lens: rs.vals, codes: rs.codes, data: rs.dict.strs, st: st, alt: ls.dalt[:cap(ls.dalt)]}
+	if s.rep.m >= minLight {
+		d.fsst = c.column(s.hint.col).fsst.tableFor(rs.dict.strs)
+	}
+	z, words := encodeStrDict(dst, p, src[len(p.lens)+len(p.gap)+len(p.data):], d, ls.words)
+	ls.words = words
+	return z
+}
+
+// nextRep returns the room the next run-length or dictionary trial uses.
+func (ss *sectionScratch) nextRep() *repScratch {
+	if ss.repsUsed == len(ss.reps) {
+		ss.reps = append(ss.reps, new(repScratch))
+	}
+	return ss.reps[ss.repsUsed]
+}
+
+// keepRep gives s the room of the last trial (nextRep), which holds its
+// runs or dictionary, until the next block.
+func (ss *sectionScratch) keepRep(s *section) {
+	s.rs = ss.reps[ss.repsUsed]
+	ss.repsUsed++
 }

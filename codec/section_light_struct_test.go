@@ -18,9 +18,14 @@ import (
 // section drawn from b's choices, possibly hostile: one of the four
 // lightweight codecs, or a Huffman section of any inner section.
 func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
-	switch b.c.intn(5) {
+	switch b.c.intn(8) {
 	case 4:
 		return b.huffChunk(part)
+	case 5, 6, 7:
+		if c, z, ok := b.repChunk(part); ok {
+			return c, z
+		}
+		return codecBitpack, b.bitpackChunk(part)
 	case 0:
 		return codecBitpack, b.bitpackChunk(part)
 	case 1:
@@ -51,7 +56,7 @@ func (b *blockBuilder) huffChunk(part []byte) (Compression, []byte) {
 	default:
 		inner, z = b.lightChunk(part)
 	}
-	if inner == codecHuff {
+	if inner == codecHuff || inner == codecStrDict {
 		return inner, z
 	}
 	streams := []int{1, 4}[b.c.intn(2)]
@@ -283,4 +288,143 @@ func (b *blockBuilder) fsstChunk(part []byte) []byte {
 		}
 	}
 	return z
+}
+
+// repChunk returns part as a run-length, integer dictionary or string
+// dictionary section, possibly hostile, or false when part cannot be one
+// (too short; a string dictionary needs part to start with a 0 and lengths
+// of at least 2 distinct strings inside it).
+func (b *blockBuilder) repChunk(part []byte) (Compression, []byte, bool) {
+	w := []int{4, 8}[b.c.intn(2)]
+	n := len(part) / w
+	if b.c.intn(4) == 0 {
+		n = b.c.intn(n + 1) // a longer tail
+	}
+	if n < 2 {
+		return 0, nil, false
+	}
+	vals := part[:n*w]
+	switch b.c.intn(3) {
+	case 0:
+		if c, z, ok := b.strDictChunk(part, w); ok {
+			return c, z, true
+		}
+		fallthrough
+	case 1:
+		var t dictTable
+		t.reset(n)
+		codes := make([]uint32, n)
+		for i := range n {
+			codes[i] = uint32(t.intCode(intAt(vals, i, w)))
+		}
+		k := len(t.vals)
+		if k < 2 {
+			break
+		}
+		dv := dictValues(&t, w, nil)
+		switch b.c.hostile(4) {
+		case 0:
+			b.markBad("dictionary code %d of %d entries", k, k)
+			codes[b.c.intn(n)] = uint32(k)
+		case 1:
+			b.markBad("dictionary of 0 entries")
+			z := intDictSection(part, n, w, dv, codes)
+			binary.LittleEndian.PutUint32(z[8:], 0)
+			return codecDict, z, true
+		case 2:
+			b.markBad("dictionary of more entries than values")
+			z := intDictSection(part, n, w, dv, codes)
+			binary.LittleEndian.PutUint32(z[8:], uint32(n+1))
+			return codecDict, z, true
+		case 3:
+			b.markOdd("dictionary entry changed")
+			dv[b.c.intn(len(dv))] ^= 1
+		}
+		return codecDict, intDictSection(part, n, w, dv, codes), true
+	}
+	r := runsOf(rleRuns{}, vals, w)
+	k := len(r.vals) / w
+	switch b.c.hostile(5) {
+	case 0:
+		if k > 2 {
+			j := b.c.intn(k - 2)
+			b.markBad("run ends %d and %d swapped", j, j+1)
+			r.ends[j], r.ends[j+1] = r.ends[j+1], r.ends[j]
+		}
+	case 1:
+		if k > 1 {
+			b.markBad("run end at n")
+			r.ends[k-2] = uint32(n)
+		}
+	case 2:
+		b.markBad("run-length section of 2^20+1 values")
+		z := rleSection(part, n, w, r)
+		binary.LittleEndian.PutUint32(z[4:], lightMaxValues+1)
+		return codecRLE, z, true
+	case 3:
+		b.markBad("run-length section of 0 runs")
+		z := rleSection(part, n, w, r)
+		binary.LittleEndian.PutUint32(z[8:], 0)
+		return codecRLE, z, true
+	case 4:
+		b.markOdd("a run value changed")
+		r.vals[b.c.intn(len(r.vals))] ^= 1
+	}
+	return codecRLE, rleSection(part, n, w, r), true
+}
+
+// strDictChunk returns part as a string dictionary section when it starts
+// with a lengths buffer of lengths of w bytes (a 0, then lengths whose
+// strings fit part after a gap of 0 to 15 bytes) of at least 2 distinct
+// strings, possibly hostile.
+func (b *blockBuilder) strDictChunk(part []byte, w int) (Compression, []byte, bool) {
+	if len(part) < 3*w || intAt(part, 0, w) != 0 {
+		return 0, nil, false
+	}
+	g := b.c.intn(16)
+	// The most strings whose lengths and data fit.
+	n, sum := 0, uint64(0)
+	for (n+2)*w+g <= len(part) {
+		l := intAt(part, n+1, w)
+		if l > uint64(len(part)) || uint64((n+2)*w+g)+sum+l > uint64(len(part)) {
+			break
+		}
+		n, sum = n+1, sum+l
+	}
+	if n < 2 {
+		return 0, nil, false
+	}
+	at := (n+1)*w + g
+	p := strPiece{w: w, n: n, lens: part[:(n+1)*w], gap: part[(n+1)*w : at], data: part[at : at+int(sum)]}
+	var t dictTable
+	t.reset(n)
+	codes := make([]uint32, n)
+	off := 0
+	for i := range n {
+		l := p.strLen(i)
+		codes[i] = uint32(t.strCode(p.data[off : off+l]))
+		off += l
+	}
+	k := len(t.offs) - 1
+	if k < 2 {
+		return 0, nil, false
+	}
+	lens := dictLengths(&t, w, nil)
+	z := strDictSection(p, part[at+int(sum):], lens, t.strs, codes, b.c.oneIn(2))
+	switch b.c.hostile(4) {
+	case 0:
+		b.markBad("string dictionary code %d of %d entries", k, k)
+		codes[b.c.intn(n)] = uint32(k)
+		z = strDictSection(p, part[at+int(sum):], lens, t.strs, codes, false)
+	case 1:
+		b.markBad("string dictionary of 1 entry")
+		binary.LittleEndian.PutUint32(z[8:], 1)
+	case 2:
+		b.markBad("string dictionary data codec 2")
+		z[2] = 2
+	case 3:
+		b.markBad("string dictionary data one byte longer")
+		binary.LittleEndian.PutUint32(z[16:], binary.LittleEndian.Uint32(z[16:])+1)
+	}
+	return codecStrDict, z, true
 }

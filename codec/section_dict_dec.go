@@ -1,0 +1,203 @@
+package codec
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// decodeIntDict fills raw, exactly, from an integer dictionary section
+// (section_dict_enc.go has the layout), checking every field before it
+// writes a byte of raw: the header (parsePartsSection, k at least 2),
+// each part decoding to exactly its values, and every code below k. Its
+// room, the k entries and n codes, is at most twice the n*w raw bytes it
+// checked.
+func decodeIntDict(raw, src []byte) error {
+	p, err := parsePartsSection(len(raw), src, "dictionary", 2)
+	if err != nil {
+		return err
+	}
+	pr, room := getRoom((p.k*p.w + 4*p.n + 7) / 8)
+	defer roomPool.Put(pr)
+	vals := asBytes(room)[:p.k*p.w]
+	codes := view[uint32](asBytes(room)[p.k*p.w:])[:p.n]
+	if err := decodePart(vals, p.first, p.w); err != nil {
+		return err
+	}
+	if err := decodePart(asBytes(codes), p.next, 4); err != nil {
+		return err
+	}
+	if err := codesBelow(codes, p.k); err != nil {
+		return err
+	}
+	if p.w == 8 {
+		gather(view[uint64](raw)[:p.n], view[uint64](vals)[:p.k], codes)
+	} else {
+		gather(view[uint32](raw)[:p.n], view[uint32](vals)[:p.k], codes)
+	}
+	copy(raw[p.n*p.w:], p.tail)
+	return nil
+}
+
+// codesBelow checks that every code is below k.
+func codesBelow(codes []uint32, k int) error {
+	hi := uint32(0)
+	for _, c := range codes {
+		hi = max(hi, c)
+	}
+	if len(codes) > 0 && int64(hi) >= int64(k) {
+		return corruptf("dictionary code %d of a dictionary of %d entries", hi, k)
+	}
+	return nil
+}
+
+// gather writes dict[codes[i]] to out[i]: codes checked.
+func gather[T uint32 | uint64](out, dict []T, codes []uint32) {
+	for i, c := range codes {
+		out[i] = dict[c]
+	}
+}
+
+// decodeStrDict fills raw, exactly, from a string dictionary section
+// (section_dict_enc.go has the layout), checking every field before it
+// writes a byte of raw: w 4 or 8; a known data codec; 2 <= k <= n <=
+// 2^20; the lengths of n+1 values and the gap inside raw; the parts
+// inside the section; M at most raw's bytes after them; the data part decoding to
+// exactly M bytes and the k lengths summing to exactly M; every code below
+// k; and the strings' data and the tail exactly what is left of raw. Its
+// room (k lengths and offsets, M data bytes, n codes) is at most three
+// times the raw bytes: M is at most the bytes after the lengths and gap.
+func decodeStrDict(raw, src []byte) error {
+	if len(src) < strDictHeader {
+		return corruptf("string dictionary section of %d bytes, shorter than its header", len(src))
+	}
+	w, g, dc := int(src[0]), uint64(src[1]), Compression(src[2])
+	n := uint64(binary.LittleEndian.Uint32(src[4:]))
+	k := uint64(binary.LittleEndian.Uint32(src[8:]))
+	l := uint64(binary.LittleEndian.Uint32(src[12:]))
+	m := uint64(binary.LittleEndian.Uint32(src[16:]))
+	d := uint64(binary.LittleEndian.Uint32(src[20:]))
+	c := uint64(binary.LittleEndian.Uint32(src[24:]))
+	r := uint64(len(raw))
+	if w != 4 && w != 8 || dc != None && dc != LZ4 && dc != codecFSST || src[3] != 0 {
+		return corruptf("string dictionary section of %d-byte lengths, data codec %d (flags %d)", w, dc, src[3])
+	}
+	if n == 0 || n > lightMaxValues || k < 2 || k > n {
+		return corruptf("string dictionary section of %d strings and %d entries, want 2 <= entries <= strings <= %d", n, k, lightMaxValues)
+	}
+	lens := (n + 1) * uint64(w)
+	if lens+g > r || m > r-lens-g {
+		return corruptf("string dictionary section of %d strings of %d-byte lengths, a gap of %d and %d dictionary bytes in %d raw bytes", n, w, g, m, r)
+	}
+	if strDictHeader+g+l+d+c > uint64(len(src)) {
+		return corruptf("string dictionary section of %d bytes holds parts of %d, %d and %d bytes after a gap of %d", len(src), l, d, c, g)
+	}
+	at := uint64(strDictHeader)
+	gap := src[at : at+g]
+	lp := src[at+g : at+g+l]
+	dp := src[at+g+l : at+g+l+d]
+	cp := src[at+g+l+d : at+g+l+d+c]
+	tail := src[at+g+l+d+c:]
+	pr, room := getRoom(int((k*uint64(w) + 4*n + m + strSlack + 7) / 8))
+	defer roomPool.Put(pr)
+	ab := asBytes(room)
+	dlens := ab[:k*uint64(w)]
+	codes := view[uint32](ab[k*uint64(w) : k*uint64(w)+4*n])[:n]
+	data := ab[k*uint64(w)+4*n : k*uint64(w)+4*n+m : k*uint64(w)+4*n+m+strSlack]
+	if err := decodePart(dlens, lp, w); err != nil {
+		return err
+	}
+	switch dc {
+	case None:
+		if d != m {
+			return corruptf("string dictionary of %d bytes stored raw in %d", m, d)
+		}
+		copy(data, dp)
+	case LZ4:
+		if got, err := lz4.UncompressBlock(dp, data); err != nil || uint64(got) != m {
+			return corruptf("string dictionary's LZ4 data decodes to %d of its %d bytes (%v)", got, m, err)
+		}
+	case codecFSST:
+		if err := decodeFSST(data, dp); err != nil {
+			return err
+		}
+	}
+	offs := make([]uint32, k+1) // m < 2^32
+	for i := range k {
+		l := intAt(dlens, int(i), w)
+		if l > m-uint64(offs[i]) {
+			return corruptf("string dictionary's lengths pass its %d bytes at entry %d", m, i)
+		}
+		offs[i+1] = offs[i] + uint32(l)
+	}
+	if uint64(offs[k]) != m {
+		return corruptf("string dictionary's lengths sum to %d, its data holds %d", offs[k], m)
+	}
+	if err := decodePart(asBytes(codes), cp, 4); err != nil {
+		return err
+	}
+	if err := codesBelow(codes, int(k)); err != nil {
+		return err
+	}
+	total := uint64(0)
+	for _, x := range codes {
+		total += uint64(offs[x+1] - offs[x])
+	}
+	if lens+g+total+uint64(len(tail)) != r {
+		return corruptf("string dictionary section's strings take %d bytes and its tail %d, of %d raw bytes after %d of lengths and gap", total, len(tail), r-lens-g, lens+g)
+	}
+	if w == 4 && total > 1<<31-1 {
+		return corruptf("string dictionary section's strings take %d bytes, past 32-bit lengths", total)
+	}
+	copy(raw[lens:], gap)
+	if w == 8 {
+		putLengths(view[uint64](raw[:lens])[:n+1], offs, codes)
+	} else {
+		putLengths(view[uint32](raw[:lens])[:n+1], offs, codes)
+	}
+	out := raw[lens+g:]
+	o := 0
+	data = data[:m+strSlack]
+	for _, x := range codes {
+		a, l := offs[x], int(offs[x+1]-offs[x])
+		if l <= strSlack && len(out)-o >= strSlack {
+			// Short strings as one 16-byte move: data has strSlack bytes
+			// of room after its end, and the bytes past the string in
+			// out are written next (a later string, or the tail).
+			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(data[a:])
+		} else {
+			copy(out[o:], data[a:a+uint32(l)])
+		}
+		o += l
+	}
+	copy(out[o:], tail)
+	return nil
+}
+
+// strSlack is the room after a string dictionary's data that lets a
+// decoder move a string of up to strSlack bytes as one word.
+const strSlack = 16
+
+// putLengths writes a 0 then the length of entry codes[i] for each i:
+// codes checked below len(offs)-1.
+func putLengths[T uint32 | uint64](lb []T, offs []uint32, codes []uint32) {
+	lb[0] = 0
+	for i, x := range codes {
+		lb[i+1] = T(offs[x+1] - offs[x])
+	}
+}
+
+// roomPool holds the room run-length and dictionary decoders unpack their
+// parts into.
+var roomPool = sync.Pool{New: func() any { return new([]uint64) }}
+
+// getRoom returns a pooled buffer of n words (to go back with
+// roomPool.Put(p)) and its words.
+func getRoom(n int) (*[]uint64, []uint64) {
+	p := roomPool.Get().(*[]uint64)
+	if cap(*p) < n {
+		*p = make([]uint64, n)
+	}
+	return p, (*p)[:n]
+}
