@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -158,31 +161,126 @@ func TestParquetRefusedColumnNamed(t *testing.T) {
 	}
 }
 
-// TestParquetInt96Warned: legacy INT96 timestamps, which have no time
-// zone but read as timestamp[ns, tz=UTC], are named on stderr before a
-// conversion writes them with a time zone (issue 31 item 8).
-func TestParquetInt96Warned(t *testing.T) {
+// TestParquetInt96NoZone: legacy INT96 timestamps, which have no time
+// zone but pqarrow reads as timestamp[ns, tz=UTC], read as timestamp[ns]
+// without a zone, at the top level and nested, so that every output holds
+// them without one and a Parquet output's INT64 is not adjusted to UTC,
+// with the values of the input and no note; a zone the file's stored Arrow
+// schema gives is kept (issue 31 item 8).
+func TestParquetInt96NoZone(t *testing.T) {
 	dir := t.TempDir()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	b.Field(0).(*array.TimestampBuilder).Append(1700000000000000000)
-	b.Field(1).(*array.Int64Builder).Append(1)
-	rec := b.NewRecordBatch()
+	ns := &arrow.TimestampType{Unit: arrow.Nanosecond}
+	utc := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "ts", Type: ns, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "t", Type: ns, Nullable: true}, arrow.Field{Name: "n", Type: arrow.PrimitiveTypes.Int32}), Nullable: true},
+		{Name: "l", Type: arrow.ListOf(ns), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.PrimitiveTypes.Int32, ns), Nullable: true},
+		{Name: "z", Type: utc, Nullable: true},
+	}, nil)
+	rec, _, err := array.RecordFromJSON(memory.NewGoAllocator(), sc, strings.NewReader(`[
+		{"ts": 1700000000123456789, "s": {"t": 86400000000001, "n": 1}, "l": [1, 2000000000000000000], "m": [{"key": 1, "value": 3}], "z": 7},
+		{"ts": null, "s": null, "l": null, "m": null, "z": null},
+		{"ts": 5, "s": {"t": null, "n": 2}, "l": [null], "m": [{"key": 2, "value": null}], "z": 1600000000000000000}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rec.Release()
-	legacy := filepath.Join(dir, "int96.parquet")
-	writeFile(t, legacy, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true))))
-	plain := filepath.Join(dir, "int64.parquet")
-	writeFile(t, plain, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()))
-	for _, out := range []string{"a.parquet", "a.apk"} {
-		code, _, stderr := runCmd(t, "convert", legacy, filepath.Join(dir, out))
-		if code != 0 || !strings.Contains(stderr, "warning: field ts holds Parquet INT96 timestamps, which have no time zone") {
-			t.Errorf("%s: status %d, stderr %q", out, code, stderr)
+	int96 := pqarrow.WithDeprecatedInt96Timestamps(true)
+	for _, tc := range []struct {
+		name  string
+		props pqarrow.ArrowWriterProperties
+		zoned []string // the fields that keep the zone UTC
+	}{
+		// As Spark and Impala write it: no stored Arrow schema.
+		{"spark", pqarrow.NewArrowWriterProperties(int96), nil},
+		// The stored Arrow schema gives z its zone back.
+		{"stored", pqarrow.NewArrowWriterProperties(int96, pqarrow.WithStoreSchema()), []string{"z"}},
+	} {
+		src := filepath.Join(dir, tc.name+".parquet")
+		writeFile(t, src, parquetBytes(t, rec, parquet.NewWriterProperties(), tc.props))
+		for _, name := range []string{"a.parquet", "a.apk", "a.arrows"} {
+			out := filepath.Join(dir, tc.name+"-"+name)
+			code, _, stderr := runCmd(t, "convert", "-verify", src, out)
+			if code != 0 || strings.Contains(stderr, "INT96") || strings.Contains(stderr, "warning") {
+				t.Errorf("%s -> %s: status %d, stderr %q", tc.name, name, code, stderr)
+				continue
+			}
+			_, back := readAll(t, out)
+			if len(back) != 1 {
+				t.Fatalf("%s -> %s: %d batches", tc.name, name, len(back))
+			}
+			for i, f := range back[0].Schema().Fields() {
+				want := sc.Field(i).Type
+				if !slices.Contains(tc.zoned, f.Name) {
+					want = zoneFree(want)
+				}
+				if !arrow.TypeEqual(f.Type, want) {
+					t.Errorf("%s -> %s: field %s is %s, want %s", tc.name, name, f.Name, f.Type, want)
+				}
+				if got, want := jsonColumn(t, back[0].Column(i)), jsonColumn(t, rec.Column(i)); got != want {
+					t.Errorf("%s -> %s: field %s holds %s, want %s", tc.name, name, f.Name, got, want)
+				}
+			}
+			batches.Release(back)
+			if name != "a.parquet" {
+				continue
+			}
+			// What other readers see: INT64 timestamps, adjusted to UTC
+			// only where the zone is kept.
+			pf, err := file.OpenParquetFile(out, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range pf.MetaData().Schema.NumColumns() {
+				c := pf.MetaData().Schema.Column(i)
+				lt, ok := c.LogicalType().(*schema.TimestampLogicalType)
+				if !ok {
+					continue
+				}
+				top := c.ColumnPath()[0]
+				if c.PhysicalType() != parquet.Types.Int64 || lt.IsAdjustedToUTC() != slices.Contains(tc.zoned, top) {
+					t.Errorf("%s -> %s: column %s is %s %s", tc.name, name, c.ColumnPath(), c.PhysicalType(), lt)
+				}
+			}
+			pf.Close()
 		}
 	}
-	if code, _, stderr := runCmd(t, "convert", plain, filepath.Join(dir, "b.parquet")); code != 0 || strings.Contains(stderr, "INT96") {
-		t.Errorf("a file without INT96: status %d, stderr %q", code, stderr)
+}
+
+// zoneFree returns dt with every timestamp in it without a time zone.
+func zoneFree(dt arrow.DataType) arrow.DataType {
+	switch dt := dt.(type) {
+	case *arrow.TimestampType:
+		return &arrow.TimestampType{Unit: dt.Unit}
+	case *arrow.StructType:
+		fields := slices.Clone(dt.Fields())
+		for i := range fields {
+			fields[i].Type = zoneFree(fields[i].Type)
+		}
+		return arrow.StructOf(fields...)
+	case *arrow.MapType:
+		return arrow.MapOfFields(dt.KeyField(), arrow.Field{Type: zoneFree(dt.ItemType()), Nullable: dt.ItemField().Nullable})
+	case *arrow.ListType:
+		f := dt.ElemField()
+		f.Type = zoneFree(f.Type)
+		return arrow.ListOfField(f)
 	}
+	return dt
+}
+
+// jsonColumn returns the values of a column as JSON, by cat's rule, its
+// time zone aside.
+func jsonColumn(t *testing.T, a arrow.Array) string {
+	t.Helper()
+	var b []byte
+	for i := range a.Len() {
+		var err error
+		if b, err = appendJSON(append(b, ' '), a, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.ReplaceAll(string(b), "Z\"", "\"")
 }
 
 // TestInspectParquetCodecNames: inspect names Parquet's codecs as the
