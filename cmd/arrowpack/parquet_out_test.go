@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,6 +160,111 @@ func TestParquetRefusedColumnNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused conversion left %s", out)
+	}
+}
+
+// TestParquetRefusedLaterBatch: a later batch whose column pqarrow refuses
+// (here a dictionary holding a null, the first batch's not) is named, with
+// the column and its type, before any of its rows are written: pqarrow,
+// refusing a batch part way, closes the file with part of the batch in it,
+// which reached standard output. A file output leaves nothing behind, and
+// an existing target is left as it was (issue 31 item 8).
+func TestParquetRefusedLaterBatch(t *testing.T) {
+	dir := t.TempDir()
+	recs := refusedLater(laterRows)
+	defer batches.Release(recs)
+	src := filepath.Join(dir, "in.arrows")
+	writeIPC(t, src, recs, false)
+	const want = "writing batch 1 to %s: Parquet output cannot hold column d (dictionary<values=utf8, indices=int32, ordered=false>): not implemented: writing DictionaryArray with null encoded in dictionary"
+
+	out := filepath.Join(dir, "out.parquet")
+	code, _, stderr := runCmd(t, "convert", src, out)
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, out))
+	old := filepath.Join(dir, "old.parquet")
+	writeFile(t, old, []byte("the old target\n"))
+	code, _, stderr = runCmd(t, "convert", "-f", src, old)
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, old))
+	if b, err := os.ReadFile(old); err != nil || string(b) != "the old target\n" {
+		t.Errorf("the target of a refused conversion holds %q (%v)", b, err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 2 {
+		t.Errorf("refused conversions left %v (%v), want in.arrows and old.parquet", ents, err)
+	}
+
+	// Standard output, which cannot be taken back, gets none of the
+	// refused batch's rows (column n alone takes 8 bytes a row).
+	code, stdout, stderr := runCmd(t, "convert", "-to", "parquet", "-row-group-rows", "100000", src, "-")
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, "-"))
+	if len(stdout) >= 8*laterRows {
+		t.Errorf("a refused batch reached stdout: %d bytes", len(stdout))
+	}
+}
+
+// laterRows is the rows of refusedLater's second batch.
+const laterRows = 200_000
+
+// refusedLater returns two batches of a column n of int64 and a column d of
+// dictionaries of strings: the first of 10 rows, the second of rows rows
+// with a null in its dictionary, which pqarrow refuses.
+func refusedLater(rows int) []arrow.RecordBatch {
+	mem := memory.NewGoAllocator()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}, {Name: "d", Type: dt, Nullable: true}}, nil)
+	batch := func(rows int, nullInDictionary bool) arrow.RecordBatch {
+		vb := array.NewStringBuilder(mem)
+		defer vb.Release()
+		vb.Append("a")
+		if nullInDictionary {
+			vb.AppendNull()
+		} else {
+			vb.Append("b")
+		}
+		ib, nb := array.NewInt32Builder(mem), array.NewInt64Builder(mem)
+		defer ib.Release()
+		defer nb.Release()
+		for i := range rows {
+			ib.Append(int32(i % 2))
+			nb.Append(int64(i))
+		}
+		values, indices, n := vb.NewArray(), ib.NewArray(), nb.NewArray()
+		defer values.Release()
+		defer indices.Release()
+		defer n.Release()
+		d := array.NewDictionaryArray(dt, indices, values)
+		defer d.Release()
+		return array.NewRecordBatch(sc, []arrow.Array{n, d}, int64(rows))
+	}
+	return []arrow.RecordBatch{batch(10, false), batch(rows, true)}
+}
+
+// TestParquetRefusedBatchNotWritten: the Parquet writer tries a batch's
+// refusable columns before writing any of its rows, so that a refused
+// batch leaves the writer as it was, holding the batches before it, which
+// close into a whole file; pqarrow, refusing a batch part way, closes
+// the file with part of the batch in it (issue 31 item 8).
+func TestParquetRefusedBatchNotWritten(t *testing.T) {
+	recs := refusedLater(1000)
+	defer batches.Release(recs)
+	var buf bytes.Buffer
+	w, err := newBatchWriter(&buf, formatParquet, recs[0].Schema(), writeOptions{rowGroupRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs[1]); err == nil || !strings.Contains(err.Error(), "column d") {
+		t.Fatalf("the refused batch: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("closing after a refused batch: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "first.parquet")
+	writeFile(t, path, buf.Bytes())
+	_, back := readAll(t, path)
+	defer batches.Release(back)
+	if len(back) != 1 || !sameBatch(back[0], recs[0]) {
+		t.Errorf("the file closed after a refused batch holds %v, want the first batch", back)
 	}
 }
 
