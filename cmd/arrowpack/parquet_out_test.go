@@ -355,6 +355,30 @@ func TestParquetInt96NoZone(t *testing.T) {
 	}
 }
 
+// TestZonelessLeavesWhatItCannotRebuild: an INT96 timestamp inside a type
+// zoneless does not rebuild (an extension's storage) keeps the zone UTC and
+// is reported left, for convert to name its field; beside it, a rebuilt
+// one is not (issue 31 item 8).
+func TestZonelessLeavesWhatItCannotRebuild(t *testing.T) {
+	utc := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	leaf := func(col int) pqarrow.SchemaField {
+		return pqarrow.SchemaField{Field: &arrow.Field{Name: "t", Type: utc, Nullable: true}, ColIndex: col}
+	}
+	ext := randbatch.NewLabelsType() // any extension type stands for one
+	inExt := pqarrow.SchemaField{Field: &arrow.Field{Name: "e", Type: ext}, ColIndex: -1, Children: []pqarrow.SchemaField{leaf(0)}}
+	if typ, changed, left := zoneless(&inExt, map[int]bool{0: true}, nil); changed || !left || typ != ext {
+		t.Errorf("inside an extension: %s, changed %v, left %v", typ, changed, left)
+	}
+	st := pqarrow.SchemaField{Field: &arrow.Field{Name: "s", Type: arrow.StructOf(*leaf(1).Field)}, ColIndex: -1, Children: []pqarrow.SchemaField{leaf(1)}}
+	want := arrow.StructOf(arrow.Field{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}, Nullable: true})
+	if typ, changed, left := zoneless(&st, map[int]bool{1: true}, nil); !changed || left || !arrow.TypeEqual(typ, want) {
+		t.Errorf("inside a struct: %s, changed %v, left %v", typ, changed, left)
+	}
+	if typ, changed, left := zoneless(&st, map[int]bool{1: true}, arrow.StructOf(*leaf(1).Field)); changed || left || typ != st.Field.Type {
+		t.Errorf("with the zone in the stored schema: %s, changed %v, left %v", typ, changed, left)
+	}
+}
+
 // zoneFree returns dt with every timestamp in it without a time zone.
 func zoneFree(dt arrow.DataType) arrow.DataType {
 	switch dt := dt.(type) {
