@@ -215,3 +215,64 @@ func TestBenchInputNames(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 }
+
+// TestBenchCoalesceMedians: bench -coalesce reports every time as the
+// median of -runs runs of one count with its range, every time ratio as
+// the median of the runs' ratios with theirs, and prints the command that
+// measured them (issue 31 items 9, 14).
+func TestBenchCoalesceMedians(t *testing.T) {
+	args := []string{"bench", "-coalesce", "-runs", "3", "-benchtime", "1x", "-shapes", "lineitem-64", "-q"}
+	code, out, stderr := runCmd(t, append(args, "-json")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var rep coalesceReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Command != "arrowpack bench -coalesce -runs 3 -benchtime 1x -shapes lineitem-64" || len(rep.AppendBatches) != 2 || len(rep.Streams) != 3 {
+		t.Fatalf("command %q, %d AppendBatches rows, %d stream tables", rep.Command, len(rep.AppendBatches), len(rep.Streams))
+	}
+	median := func(what string, op measure.Op) {
+		t.Helper()
+		if len(op.NsRuns) != 3 || op.Blocks != 1 || !closeTo(op.NsPerBlock, middle(op.NsRuns)) ||
+			op.NsMin != slices.Min(op.NsRuns) || op.NsMax != slices.Max(op.NsRuns) {
+			t.Errorf("%s: not the median of 3 runs with the range: %+v", what, op)
+		}
+	}
+	ratio := func(what string, got [3]float64, a, b measure.Op) {
+		t.Helper()
+		var ratios []float64
+		for k := range min(len(a.NsRuns), len(b.NsRuns)) {
+			ratios = append(ratios, a.NsRuns[k]/b.NsRuns[k])
+		}
+		if len(ratios) != 3 || !closeTo(got[0], middle(ratios)) || !closeTo(got[1], slices.Min(ratios)) || !closeTo(got[2], slices.Max(ratios)) {
+			t.Errorf("%s: ratio %v, the runs' ratios %v", what, got, ratios)
+		}
+	}
+	for _, r := range rep.AppendBatches {
+		for _, op := range []measure.Op{r.AppendBatches, r.Append, r.Copy, r.PieceCopy} {
+			median(r.Shape, op)
+		}
+		ratio(r.Shape+" AppendBatches/Append", r.CoalesceRatio, r.AppendBatches, r.Append)
+		ratio(r.Shape+" Append/copy", r.CopyRatio, r.Append, r.Copy)
+	}
+	for _, s := range rep.Streams {
+		for _, w := range s.Ways {
+			if w.Err != "" {
+				t.Errorf("%d-row pieces, %s: %s", s.PieceRows, w.Name, w.Err)
+				continue
+			}
+			median(w.Name+" write", w.Write)
+			median(w.Name+" read", w.Read)
+			median(w.Name+" total", w.Total)
+			ratio(w.Name, [3]float64{w.Ratio, w.RatioMin, w.RatioMax}, w.Total, s.Ways[0].Total)
+		}
+	}
+	var table strings.Builder
+	printCoalesceTables(&table, &rep)
+	if !strings.Contains(table.String(), "command: "+rep.Command+"\n") || !strings.Contains(table.String(), "the median of 3 runs of 1x [fastest-slowest]") ||
+		!regexp.MustCompile(`(?m)^arrowpack, a block per batch\s+[0-9.]+ \[[0-9.]+-[0-9.]+\].* [0-9.]+ \[[0-9.]+-[0-9.]+\]\s+[0-9.]+\s+[0-9.]+\s+1000\s`).MatchString(table.String()) {
+		t.Errorf("the table does not show medians with ranges and its command:\n%s", table.String())
+	}
+}

@@ -176,7 +176,7 @@ func runConvert(e *env, args []string) error {
 	show := o.progress || (e.tty && in.size >= progressMinSize)
 	wo := writeOptions{compression: comp, level: o.level, concurrency: o.concurrency, rowGroupRows: o.rowGroups}
 	for _, f := range in.int96 {
-		fmt.Fprintf(e.stderr, "arrowpack convert: warning: field %s holds Parquet INT96 timestamps, which have no time zone: they read as timestamp[ns, tz=UTC] and are written so (%s)\n",
+		fmt.Fprintf(e.stderr, "arrowpack convert: warning: field %s holds Parquet INT96 timestamps, which have no time zone, inside a type arrowpack cannot give them timestamp[ns] in: they read as timestamp[ns, tz=UTC] and are written so (%s)\n",
 			escapeText(f), int96Effect(outFormat))
 	}
 	if outFormat == formatParquet {

@@ -84,8 +84,8 @@ type input struct {
 	pq     *file.Reader      // the reader when format is formatParquet
 	pqa    *pqarrow.FileReader
 	// int96 names the top-level fields of a Parquet input that hold
-	// legacy INT96 timestamps, which have no time zone but read as
-	// timestamp[ns, tz=UTC].
+	// legacy INT96 timestamps, which have no time zone, still read as
+	// timestamp[ns, tz=UTC] (inside a type zoneless cannot rebuild).
 	int96  []string
 	extra  func() // releases what the reader holds beyond itself
 	err    error
@@ -237,11 +237,10 @@ func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator
 			}
 		}
 	}
+	int96 := map[int]bool{}
 	for i := range md.Schema.NumColumns() {
-		if c := md.Schema.Column(i); c.PhysicalType() == parquet.Types.Int96 {
-			if p := c.ColumnPath(); len(p) > 0 && !slices.Contains(in.int96, p[0]) {
-				in.int96 = append(in.int96, p[0])
-			}
+		if md.Schema.Column(i).PhysicalType() == parquet.Types.Int96 {
+			int96[i] = true
 		}
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
@@ -254,22 +253,130 @@ func openParquet(in *input, ra readAtSeeker, batchRows int, mem memory.Allocator
 		return fmt.Errorf("%s: reading the Parquet file: %v", in.name(), err)
 	}
 	in.r = rr
+	fields, meta := slices.Clone(rr.Schema().Fields()), rr.Schema().Metadata()
+	retyped := make([]bool, len(fields))
+	if len(int96) > 0 && len(fr.Manifest.Fields) == len(fields) {
+		var origin []arrow.Field
+		if o := fr.Manifest.OriginSchema; o != nil && o.NumFields() == len(fields) {
+			origin = o.Fields()
+		}
+		for i := range fields {
+			var o arrow.DataType
+			if origin != nil {
+				o = origin[i].Type
+			}
+			t, changed, left := zoneless(&fr.Manifest.Fields[i], int96, o)
+			if changed {
+				fields[i].Type, retyped[i] = t, true
+			}
+			if left {
+				in.int96 = append(in.int96, fields[i].Name)
+			}
+		}
+	}
 	// The record reader's schema lacks the file's key-value metadata;
 	// the file reader's has it.
-	if full, err := fr.Schema(); err == nil && full.Metadata().Len() > 0 && fieldsDiff(full, rr.Schema()) == "" {
-		in.r = &withSchema{batchReader: rr, schema: arrow.NewSchema(rr.Schema().Fields(), ptr(full.Metadata()))}
+	full, err := fr.Schema()
+	withMeta := err == nil && full.Metadata().Len() > 0 && fieldsDiff(full, rr.Schema()) == ""
+	if withMeta {
+		meta = full.Metadata()
+	}
+	if withMeta || slices.Contains(retyped, true) {
+		in.r = &withSchema{batchReader: rr, schema: arrow.NewSchema(fields, &meta), retyped: retyped}
 	}
 	return nil
 }
 
-func ptr[T any](v T) *T { return &v }
+// zoneless returns the type of the Parquet field sf with each legacy INT96
+// timestamp in it (the leaf columns int96), which pqarrow reads as
+// timestamp[ns, tz=UTC], as timestamp[ns] without a time zone: INT96 has
+// none. origin is the field's type in the file's stored Arrow schema (nil if
+// none), whose zone pqarrow gave back and which is kept. changed says whether
+// the type differs from sf's; left whether an INT96 timestamp in it keeps
+// the zone UTC, inside a type zoneless does not rebuild (an extension, say).
+func zoneless(sf *pqarrow.SchemaField, int96 map[int]bool, origin arrow.DataType) (t arrow.DataType, changed, left bool) {
+	t = sf.Field.Type
+	if sf.IsLeaf() {
+		ts, ok := t.(*arrow.TimestampType)
+		if !int96[sf.ColIndex] || !ok || ts.TimeZone != "UTC" {
+			return t, false, false
+		}
+		if o, ok := origin.(*arrow.TimestampType); ok && o.TimeZone != "" {
+			return t, false, false
+		}
+		return &arrow.TimestampType{Unit: ts.Unit}, true, false
+	}
+	var ofields, fields []arrow.Field
+	if o, ok := origin.(arrow.NestedType); ok && o.ID() == t.ID() {
+		ofields = o.Fields()
+	}
+	if n, ok := t.(arrow.NestedType); ok && len(n.Fields()) == len(sf.Children) {
+		fields = slices.Clone(n.Fields())
+	}
+	for i := range sf.Children {
+		var o arrow.DataType
+		if i < len(ofields) {
+			o = ofields[i].Type
+		}
+		ct, c, l := zoneless(&sf.Children[i], int96, o)
+		left = left || l || c && fields == nil
+		if c && fields != nil {
+			fields[i].Type, changed = ct, true
+		}
+	}
+	if !changed {
+		return t, false, left
+	}
+	switch t := t.(type) {
+	case *arrow.StructType:
+		return arrow.StructOf(fields...), true, left
+	case *arrow.ListType:
+		return arrow.ListOfField(fields[0]), true, left
+	case *arrow.LargeListType:
+		return arrow.LargeListOfField(fields[0]), true, left
+	case *arrow.FixedSizeListType:
+		return arrow.FixedSizeListOfField(t.Len(), fields[0]), true, left
+	case *arrow.MapType:
+		if kv, ok := fields[0].Type.(*arrow.StructType); ok && kv.NumFields() == 2 && !kv.Field(0).Nullable {
+			m := arrow.MapOfFields(kv.Field(0), kv.Field(1))
+			m.KeysSorted = t.KeysSorted
+			return m, true, left
+		}
+	}
+	return t, false, true
+}
+
+// retype returns the buffers of d under the type t, of d's layout (the
+// types of some of its children changed, not their buffers). The caller
+// releases it.
+func retype(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
+	if arrow.TypeEqual(d.DataType(), t) {
+		d.Retain()
+		return d
+	}
+	var fields []arrow.Field
+	if n, ok := t.(arrow.NestedType); ok {
+		fields = n.Fields()
+	}
+	kids := make([]arrow.ArrayData, len(d.Children()))
+	for i, c := range d.Children() {
+		kids[i] = retype(c, fields[i].Type)
+	}
+	out := array.NewData(t, d.Len(), d.Buffers(), kids, d.NullN(), d.Offset())
+	for _, k := range kids {
+		k.Release()
+	}
+	return out
+}
 
 // withSchema gives the batches of a reader another schema of the same
-// fields (with metadata the reader's lacks).
+// fields: with metadata the reader's lacks, or, for the columns retyped,
+// another type of the same layout (zoneless).
 type withSchema struct {
 	batchReader
-	schema *arrow.Schema
-	rec    arrow.RecordBatch
+	schema  *arrow.Schema
+	retyped []bool
+	rec     arrow.RecordBatch
 }
 
 func (w *withSchema) Schema() *arrow.Schema { return w.schema }
@@ -283,7 +390,19 @@ func (w *withSchema) Next() bool {
 		return false
 	}
 	r := w.batchReader.RecordBatch()
-	w.rec = array.NewRecordBatch(w.schema, r.Columns(), r.NumRows())
+	cols := r.Columns()
+	if slices.Contains(w.retyped, true) {
+		cols = slices.Clone(cols)
+		for i, ok := range w.retyped {
+			if ok {
+				d := retype(cols[i].Data(), w.schema.Field(i).Type)
+				cols[i] = array.MakeFromData(d)
+				d.Release()
+				defer cols[i].Release()
+			}
+		}
+	}
+	w.rec = array.NewRecordBatch(w.schema, cols, r.NumRows())
 	return true
 }
 

@@ -96,7 +96,7 @@ func newBatchWriter(w io.Writer, f format, schema *arrow.Schema, o writeOptions)
 		if err != nil {
 			return nil, err
 		}
-		return &bufferedParquet{FileWriter: pw, o: o}, nil
+		return &bufferedParquet{FileWriter: pw, o: o, probe: refusableColumns(schema)}, nil
 	}
 	return nil, fmt.Errorf("cannot write a %s", f)
 }
@@ -121,32 +121,34 @@ func newParquetWriter(w io.Writer, schema *arrow.Schema, o writeOptions) (*pqarr
 
 // bufferedParquet gathers batches into row groups of the writer's maximum
 // row group length (WriteBuffered), instead of a row group a batch. Before
-// the first batch is written it tries the first rows of each column alone
-// (pqarrow refuses some values only once it meets them: dictionaries of
-// nested types, say), so that such a column is named before anything is
-// written; a later batch it refuses is named the same way.
+// each batch is written it tries alone, to nowhere, the first rows of the
+// columns whose values pqarrow may refuse though it took their type
+// (refusableColumns), so that a refused column is named before any row of
+// its batch is written: pqarrow, refusing a batch part way, closes the
+// writer with part of the batch in it, and what it held is lost.
 type bufferedParquet struct {
 	*pqarrow.FileWriter
-	o       writeOptions
-	started bool
+	o     writeOptions
+	probe []int // the columns tried before each batch
 }
 
-// parquetProbeRows is how many rows of the first batch each column is
-// tried with before the output is written.
+// parquetProbeRows is how many rows of each batch the refusable columns are
+// tried with. What pqarrow refuses in them is of a dictionary (nested
+// values, a null among them), which the first rows hold whole; a refusal
+// of other rows is still named, once WriteBuffered fails.
 const parquetProbeRows = 4096
 
 func (b *bufferedParquet) Write(rec arrow.RecordBatch) error {
-	if !b.started {
-		b.started = true
+	if len(b.probe) > 0 {
 		probe := rec.NewSlice(0, min(rec.NumRows(), parquetProbeRows))
-		err := b.refusedColumn(probe)
+		err := b.refusedColumn(probe, b.probe)
 		probe.Release()
 		if err != nil {
 			return err
 		}
 	}
 	if err := b.WriteBuffered(rec); err != nil {
-		if cerr := b.refusedColumn(rec); cerr != nil {
+		if cerr := b.refusedColumn(rec, nil); cerr != nil {
 			return cerr
 		}
 		return err
@@ -154,16 +156,50 @@ func (b *bufferedParquet) Write(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// refusedColumn writes each column of rec alone as a Parquet file to
-// nowhere and returns an error naming the first that pqarrow refuses, or
-// nil.
-func (b *bufferedParquet) refusedColumn(rec arrow.RecordBatch) error {
-	for i, f := range rec.Schema().Fields() {
+// refusableColumns returns the columns of schema whose values pqarrow may
+// refuse though it takes the schema: those holding a dictionary, at the top
+// or nested (pqarrow refuses a dictionary of nested values, a dictionary
+// holding a null, a map of dictionaries), or an extension type.
+func refusableColumns(schema *arrow.Schema) []int {
+	var cols []int
+	for i, f := range schema.Fields() {
+		if refusable(f.Type) {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// refusable reports whether dt is or holds a dictionary or an extension
+// type.
+func refusable(dt arrow.DataType) bool {
+	switch dt := dt.(type) {
+	case *arrow.DictionaryType, arrow.ExtensionType:
+		return true
+	case arrow.NestedType:
+		return slices.ContainsFunc(dt.Fields(), func(f arrow.Field) bool { return refusable(f.Type) })
+	}
+	return false
+}
+
+// refusedColumn writes each of the columns cols of rec (nil: every column)
+// alone, uncompressed, as a Parquet file to nowhere and returns an error
+// naming the first that pqarrow refuses, or nil.
+func (b *bufferedParquet) refusedColumn(rec arrow.RecordBatch, cols []int) error {
+	if cols == nil {
+		for i := range rec.NumCols() {
+			cols = append(cols, int(i))
+		}
+	}
+	o := b.o
+	o.compression, o.level = codec.None, 0
+	for _, i := range cols {
+		f := rec.Schema().Field(i)
 		schema := arrow.NewSchema([]arrow.Field{f}, nil)
 		col := array.NewRecordBatch(schema, []arrow.Array{rec.Column(i)}, rec.NumRows())
 		err := func() error {
 			defer col.Release()
-			pw, err := newParquetWriter(io.Discard, schema, b.o)
+			pw, err := newParquetWriter(io.Discard, schema, o)
 			if err != nil {
 				return err
 			}

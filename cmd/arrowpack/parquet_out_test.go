@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +14,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/arrowpack/arrowpack/internal/batches"
 	"github.com/arrowpack/arrowpack/internal/randbatch"
 )
@@ -158,31 +163,255 @@ func TestParquetRefusedColumnNamed(t *testing.T) {
 	}
 }
 
-// TestParquetInt96Warned: legacy INT96 timestamps, which have no time
-// zone but read as timestamp[ns, tz=UTC], are named on stderr before a
-// conversion writes them with a time zone (issue 31 item 8).
-func TestParquetInt96Warned(t *testing.T) {
+// TestParquetRefusedLaterBatch: a later batch whose column pqarrow refuses
+// (here a dictionary holding a null, the first batch's not) is named, with
+// the column and its type, before any of its rows are written: pqarrow,
+// refusing a batch part way, closes the file with part of the batch in it,
+// which reached standard output. A file output leaves nothing behind, and
+// an existing target is left as it was (issue 31 item 8).
+func TestParquetRefusedLaterBatch(t *testing.T) {
 	dir := t.TempDir()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	b.Field(0).(*array.TimestampBuilder).Append(1700000000000000000)
-	b.Field(1).(*array.Int64Builder).Append(1)
-	rec := b.NewRecordBatch()
+	recs := refusedLater(laterRows)
+	defer batches.Release(recs)
+	src := filepath.Join(dir, "in.arrows")
+	writeIPC(t, src, recs, false)
+	const want = "writing batch 1 to %s: Parquet output cannot hold column d (dictionary<values=utf8, indices=int32, ordered=false>): not implemented: writing DictionaryArray with null encoded in dictionary"
+
+	out := filepath.Join(dir, "out.parquet")
+	code, _, stderr := runCmd(t, "convert", src, out)
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, out))
+	old := filepath.Join(dir, "old.parquet")
+	writeFile(t, old, []byte("the old target\n"))
+	code, _, stderr = runCmd(t, "convert", "-f", src, old)
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, old))
+	if b, err := os.ReadFile(old); err != nil || string(b) != "the old target\n" {
+		t.Errorf("the target of a refused conversion holds %q (%v)", b, err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 2 {
+		t.Errorf("refused conversions left %v (%v), want in.arrows and old.parquet", ents, err)
+	}
+
+	// Standard output, which cannot be taken back, gets none of the
+	// refused batch's rows (column n alone takes 8 bytes a row).
+	code, stdout, stderr := runCmd(t, "convert", "-to", "parquet", "-row-group-rows", "100000", src, "-")
+	checkFailure(t, code, stderr, 1, fmt.Sprintf(want, "-"))
+	if len(stdout) >= 8*laterRows {
+		t.Errorf("a refused batch reached stdout: %d bytes", len(stdout))
+	}
+}
+
+// laterRows is the rows of refusedLater's second batch.
+const laterRows = 200_000
+
+// refusedLater returns two batches of a column n of int64 and a column d of
+// dictionaries of strings: the first of 10 rows, the second of rows rows
+// with a null in its dictionary, which pqarrow refuses.
+func refusedLater(rows int) []arrow.RecordBatch {
+	mem := memory.NewGoAllocator()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}, {Name: "d", Type: dt, Nullable: true}}, nil)
+	batch := func(rows int, nullInDictionary bool) arrow.RecordBatch {
+		vb := array.NewStringBuilder(mem)
+		defer vb.Release()
+		vb.Append("a")
+		if nullInDictionary {
+			vb.AppendNull()
+		} else {
+			vb.Append("b")
+		}
+		ib, nb := array.NewInt32Builder(mem), array.NewInt64Builder(mem)
+		defer ib.Release()
+		defer nb.Release()
+		for i := range rows {
+			ib.Append(int32(i % 2))
+			nb.Append(int64(i))
+		}
+		values, indices, n := vb.NewArray(), ib.NewArray(), nb.NewArray()
+		defer values.Release()
+		defer indices.Release()
+		defer n.Release()
+		d := array.NewDictionaryArray(dt, indices, values)
+		defer d.Release()
+		return array.NewRecordBatch(sc, []arrow.Array{n, d}, int64(rows))
+	}
+	return []arrow.RecordBatch{batch(10, false), batch(rows, true)}
+}
+
+// TestParquetRefusedBatchNotWritten: the Parquet writer tries a batch's
+// refusable columns before writing any of its rows, so that a refused
+// batch leaves the writer as it was, holding the batches before it, which
+// close into a whole file; pqarrow, refusing a batch part way, closes
+// the file with part of the batch in it (issue 31 item 8).
+func TestParquetRefusedBatchNotWritten(t *testing.T) {
+	recs := refusedLater(1000)
+	defer batches.Release(recs)
+	var buf bytes.Buffer
+	w, err := newBatchWriter(&buf, formatParquet, recs[0].Schema(), writeOptions{rowGroupRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs[1]); err == nil || !strings.Contains(err.Error(), "column d") {
+		t.Fatalf("the refused batch: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("closing after a refused batch: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "first.parquet")
+	writeFile(t, path, buf.Bytes())
+	_, back := readAll(t, path)
+	defer batches.Release(back)
+	if len(back) != 1 || !sameBatch(back[0], recs[0]) {
+		t.Errorf("the file closed after a refused batch holds %v, want the first batch", back)
+	}
+}
+
+// TestParquetInt96NoZone: legacy INT96 timestamps, which have no time
+// zone but pqarrow reads as timestamp[ns, tz=UTC], read as timestamp[ns]
+// without a zone, at the top level and nested, so that every output holds
+// them without one and a Parquet output's INT64 is not adjusted to UTC,
+// with the values of the input and no note; a zone the file's stored Arrow
+// schema gives is kept (issue 31 item 8).
+func TestParquetInt96NoZone(t *testing.T) {
+	dir := t.TempDir()
+	ns := &arrow.TimestampType{Unit: arrow.Nanosecond}
+	utc := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "ts", Type: ns, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "t", Type: ns, Nullable: true}, arrow.Field{Name: "n", Type: arrow.PrimitiveTypes.Int32}), Nullable: true},
+		{Name: "l", Type: arrow.ListOf(ns), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.PrimitiveTypes.Int32, ns), Nullable: true},
+		{Name: "z", Type: utc, Nullable: true},
+	}, nil)
+	rec, _, err := array.RecordFromJSON(memory.NewGoAllocator(), sc, strings.NewReader(`[
+		{"ts": 1700000000123456789, "s": {"t": 86400000000001, "n": 1}, "l": [1, 2000000000000000000], "m": [{"key": 1, "value": 3}], "z": 7},
+		{"ts": null, "s": null, "l": null, "m": null, "z": null},
+		{"ts": 5, "s": {"t": null, "n": 2}, "l": [null], "m": [{"key": 2, "value": null}], "z": 1600000000000000000}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rec.Release()
-	legacy := filepath.Join(dir, "int96.parquet")
-	writeFile(t, legacy, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true))))
-	plain := filepath.Join(dir, "int64.parquet")
-	writeFile(t, plain, parquetBytes(t, rec, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()))
-	for _, out := range []string{"a.parquet", "a.apk"} {
-		code, _, stderr := runCmd(t, "convert", legacy, filepath.Join(dir, out))
-		if code != 0 || !strings.Contains(stderr, "warning: field ts holds Parquet INT96 timestamps, which have no time zone") {
-			t.Errorf("%s: status %d, stderr %q", out, code, stderr)
+	int96 := pqarrow.WithDeprecatedInt96Timestamps(true)
+	for _, tc := range []struct {
+		name  string
+		props pqarrow.ArrowWriterProperties
+		zoned []string // the fields that keep the zone UTC
+	}{
+		// As Spark and Impala write it: no stored Arrow schema.
+		{"spark", pqarrow.NewArrowWriterProperties(int96), nil},
+		// The stored Arrow schema gives z its zone back.
+		{"stored", pqarrow.NewArrowWriterProperties(int96, pqarrow.WithStoreSchema()), []string{"z"}},
+	} {
+		src := filepath.Join(dir, tc.name+".parquet")
+		writeFile(t, src, parquetBytes(t, rec, parquet.NewWriterProperties(), tc.props))
+		for _, name := range []string{"a.parquet", "a.apk", "a.arrows"} {
+			out := filepath.Join(dir, tc.name+"-"+name)
+			code, _, stderr := runCmd(t, "convert", "-verify", src, out)
+			if code != 0 || strings.Contains(stderr, "INT96") || strings.Contains(stderr, "warning") {
+				t.Errorf("%s -> %s: status %d, stderr %q", tc.name, name, code, stderr)
+				continue
+			}
+			_, back := readAll(t, out)
+			if len(back) != 1 {
+				t.Fatalf("%s -> %s: %d batches", tc.name, name, len(back))
+			}
+			for i, f := range back[0].Schema().Fields() {
+				want := sc.Field(i).Type
+				if !slices.Contains(tc.zoned, f.Name) {
+					want = zoneFree(want)
+				}
+				if !arrow.TypeEqual(f.Type, want) {
+					t.Errorf("%s -> %s: field %s is %s, want %s", tc.name, name, f.Name, f.Type, want)
+				}
+				if got, want := jsonColumn(t, back[0].Column(i)), jsonColumn(t, rec.Column(i)); got != want {
+					t.Errorf("%s -> %s: field %s holds %s, want %s", tc.name, name, f.Name, got, want)
+				}
+			}
+			batches.Release(back)
+			if name != "a.parquet" {
+				continue
+			}
+			// What other readers see: INT64 timestamps, adjusted to UTC
+			// only where the zone is kept.
+			pf, err := file.OpenParquetFile(out, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range pf.MetaData().Schema.NumColumns() {
+				c := pf.MetaData().Schema.Column(i)
+				lt, ok := c.LogicalType().(*schema.TimestampLogicalType)
+				if !ok {
+					continue
+				}
+				top := c.ColumnPath()[0]
+				if c.PhysicalType() != parquet.Types.Int64 || lt.IsAdjustedToUTC() != slices.Contains(tc.zoned, top) {
+					t.Errorf("%s -> %s: column %s is %s %s", tc.name, name, c.ColumnPath(), c.PhysicalType(), lt)
+				}
+			}
+			pf.Close()
 		}
 	}
-	if code, _, stderr := runCmd(t, "convert", plain, filepath.Join(dir, "b.parquet")); code != 0 || strings.Contains(stderr, "INT96") {
-		t.Errorf("a file without INT96: status %d, stderr %q", code, stderr)
+}
+
+// TestZonelessLeavesWhatItCannotRebuild: an INT96 timestamp inside a type
+// zoneless does not rebuild (an extension's storage) keeps the zone UTC and
+// is reported left, for convert to name its field; beside it, a rebuilt
+// one is not (issue 31 item 8).
+func TestZonelessLeavesWhatItCannotRebuild(t *testing.T) {
+	utc := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	leaf := func(col int) pqarrow.SchemaField {
+		return pqarrow.SchemaField{Field: &arrow.Field{Name: "t", Type: utc, Nullable: true}, ColIndex: col}
 	}
+	ext := randbatch.NewLabelsType() // any extension type stands for one
+	inExt := pqarrow.SchemaField{Field: &arrow.Field{Name: "e", Type: ext}, ColIndex: -1, Children: []pqarrow.SchemaField{leaf(0)}}
+	if typ, changed, left := zoneless(&inExt, map[int]bool{0: true}, nil); changed || !left || typ != ext {
+		t.Errorf("inside an extension: %s, changed %v, left %v", typ, changed, left)
+	}
+	st := pqarrow.SchemaField{Field: &arrow.Field{Name: "s", Type: arrow.StructOf(*leaf(1).Field)}, ColIndex: -1, Children: []pqarrow.SchemaField{leaf(1)}}
+	want := arrow.StructOf(arrow.Field{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}, Nullable: true})
+	if typ, changed, left := zoneless(&st, map[int]bool{1: true}, nil); !changed || left || !arrow.TypeEqual(typ, want) {
+		t.Errorf("inside a struct: %s, changed %v, left %v", typ, changed, left)
+	}
+	if typ, changed, left := zoneless(&st, map[int]bool{1: true}, arrow.StructOf(*leaf(1).Field)); changed || left || typ != st.Field.Type {
+		t.Errorf("with the zone in the stored schema: %s, changed %v, left %v", typ, changed, left)
+	}
+}
+
+// zoneFree returns dt with every timestamp in it without a time zone.
+func zoneFree(dt arrow.DataType) arrow.DataType {
+	switch dt := dt.(type) {
+	case *arrow.TimestampType:
+		return &arrow.TimestampType{Unit: dt.Unit}
+	case *arrow.StructType:
+		fields := slices.Clone(dt.Fields())
+		for i := range fields {
+			fields[i].Type = zoneFree(fields[i].Type)
+		}
+		return arrow.StructOf(fields...)
+	case *arrow.MapType:
+		return arrow.MapOfFields(dt.KeyField(), arrow.Field{Type: zoneFree(dt.ItemType()), Nullable: dt.ItemField().Nullable})
+	case *arrow.ListType:
+		f := dt.ElemField()
+		f.Type = zoneFree(f.Type)
+		return arrow.ListOfField(f)
+	}
+	return dt
+}
+
+// jsonColumn returns the values of a column as JSON, by cat's rule, its
+// time zone aside.
+func jsonColumn(t *testing.T, a arrow.Array) string {
+	t.Helper()
+	var b []byte
+	for i := range a.Len() {
+		var err error
+		if b, err = appendJSON(append(b, ' '), a, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.ReplaceAll(string(b), "Z\"", "\"")
 }
 
 // TestInspectParquetCodecNames: inspect names Parquet's codecs as the

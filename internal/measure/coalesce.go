@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,25 +40,25 @@ const (
 type Way struct {
 	// Name is one of the Way* constants.
 	Name string `json:"name"`
-	// WriteNs and ReadNs are the times to write all the batches as one
-	// stream into memory and to read that stream back, in nanoseconds.
-	WriteNs float64 `json:"write_ns"`
-	ReadNs  float64 `json:"read_ns"`
-	// WriteCPUNs and ReadCPUNs are the CPU time (user and system, of the
-	// whole process) per write and per read, 0 where unknown. On a machine
-	// busy with other work they are steadier than the times, which count
-	// the waits for a CPU too.
-	WriteCPUNs float64 `json:"write_cpu_ns"`
-	ReadCPUNs  float64 `json:"read_cpu_ns"`
-	// Allocs is the number of heap allocations of a write and a read.
-	Allocs float64 `json:"allocs"`
+	// Write and Read time writing all the batches as one stream into
+	// memory and reading that stream back (one block is the whole stream):
+	// medians of the runs with their range, the CPU time and the heap
+	// allocations.
+	Write Op `json:"write"`
+	Read  Op `json:"read"`
+	// Total is the write and read time of each run added, its median and
+	// range.
+	Total Op `json:"total"`
 	// Bytes is the stream's size; Blocks the number of batches read back.
 	Bytes  int64 `json:"bytes"`
 	Blocks int   `json:"blocks"`
-	// Ratio is (WriteNs+ReadNs) over the coalescing Writer's: how many
-	// times slower than coalescing this way is; CPURatio the same of the CPU
-	// times (0 where unknown).
+	// Ratio is this way's total time over the coalescing Writer's in the
+	// same run (how many times slower than coalescing it is), the median
+	// over the runs, RatioMin and RatioMax the smallest and largest; CPURatio
+	// is the same of the median CPU times (0 where unknown).
 	Ratio    float64 `json:"ratio_to_coalesced"`
+	RatioMin float64 `json:"ratio_to_coalesced_min"`
+	RatioMax float64 `json:"ratio_to_coalesced_max"`
 	CPURatio float64 `json:"cpu_ratio_to_coalesced"`
 	// Err says why the way could not be measured; empty when it was.
 	Err string `json:"error,omitempty"`
@@ -143,8 +142,8 @@ func streamPieces(stream []byte) ([]int, error) {
 
 // MeasureCoalescing writes pieces (batches of one schema) as a stream and
 // reads it back in each of the five ways, and times the floor under them
-// (WayFloor), taking turns opts.Runs times and keeping each way's fastest
-// run: through a codec.Writer with
+// (WayFloor), taking turns opts.Runs times, each run of a timing the same
+// number of streams, for medians with their range: through a codec.Writer with
 // WithBlockRows(blockRows); through a codec.Writer without it, a block per
 // batch; as an IPC stream, a message per batch; and concatenated with
 // array.Concatenate into batches of about blockRows rows, then written as
@@ -156,11 +155,8 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 	}
 	schema := pieces[0].Schema()
 	res := CoalesceResult{Shape: shape, PieceRows: int(pieces[0].NumRows()), Pieces: len(pieces), BlockRows: blockRows}
-	unlock, err := lockBenchTime(opts)
-	if err != nil {
-		return res, err
-	}
-	defer unlock()
+	benchMu.Lock()
+	defer benchMu.Unlock()
 
 	apWrite := func(w io.Writer, recs []arrow.RecordBatch, o ...codec.Option) error {
 		cw, err := codec.NewWriter(w, schema, o...)
@@ -230,46 +226,59 @@ func MeasureCoalescing(shape string, pieces []arrow.RecordBatch, blockRows int, 
 		}
 	}
 	var buf bytes.Buffer
-	for round := range opts.runs() {
-		for i, w := range ways {
-			rw := &res.Ways[i]
-			if rw.Err != "" {
-				continue
-			}
-			wop, wcpu, err := timeOpCPU(func(int) error { buf.Reset(); return w.write(&buf) })
-			if err != nil {
-				rw.Err = "write: " + err.Error()
-				continue
-			}
-			blocks := 0
-			rop, rcpu, err := timeOpCPU(func(int) error {
-				n, err := w.read(bytes.NewReader(streams[i]))
-				blocks = n
-				return err
-			})
-			if err != nil {
-				rw.Err = "read: " + err.Error()
-				continue
-			}
-			if round == 0 || wop.NsPerBlock+rop.NsPerBlock < rw.WriteNs+rw.ReadNs {
-				rw.WriteNs, rw.ReadNs = wop.NsPerBlock, rop.NsPerBlock
-				rw.WriteCPUNs, rw.ReadCPUNs = wcpu, rcpu
-				rw.Allocs = wop.AllocsPerBlock + rop.AllocsPerBlock
-				rw.Bytes, rw.Blocks = int64(len(streams[i])), blocks
-			}
+	var turns []*turn
+	var measured []int // the ways turns time, two turns each
+	errs := make([]error, len(ways))
+	blocks := make([]int, len(ways))
+	for i, w := range ways {
+		if res.Ways[i].Err != "" {
+			continue
 		}
+		measured = append(measured, i)
+		turns = append(turns,
+			&turn{what: "write", err: &errs[i], run: func(int) error { buf.Reset(); return w.write(&buf) }},
+			&turn{what: "read", err: &errs[i], run: func(int) error {
+				n, err := w.read(bytes.NewReader(streams[i]))
+				blocks[i] = n
+				return err
+			}})
+	}
+	takeTurns(1, turns, opts)
+	for j, i := range measured {
+		rw := &res.Ways[i]
+		if errs[i] != nil {
+			rw.Err = errs[i].Error()
+			continue
+		}
+		rw.Write, rw.Read = summarize(turns[2*j].runs), summarize(turns[2*j+1].runs)
+		rw.Total = addRuns(rw.Write, rw.Read)
+		rw.Bytes, rw.Blocks = int64(len(streams[i])), blocks[i]
 	}
 	if base := res.Ways[0]; base.Err == "" {
 		for i := range res.Ways {
 			if w := &res.Ways[i]; w.Err == "" {
-				w.Ratio = (w.WriteNs + w.ReadNs) / (base.WriteNs + base.ReadNs)
-				if base.WriteCPUNs > 0 {
-					w.CPURatio = (w.WriteCPUNs + w.ReadCPUNs) / (base.WriteCPUNs + base.ReadCPUNs)
+				w.Ratio, w.RatioMin, w.RatioMax = Spread(runRatios(w.Total, base.Total))
+				if base.Total.CPUNsPerBlock > 0 {
+					w.CPURatio = w.Total.CPUNsPerBlock / base.Total.CPUNsPerBlock
 				}
 			}
 		}
 	}
 	return res, nil
+}
+
+// addRuns returns the timing of a and b run one after the other in each
+// run: their times added run by run, the median and range of the sums,
+// the median CPU times and allocations added.
+func addRuns(a, b Op) Op {
+	var sums []float64
+	for i := range min(len(a.NsRuns), len(b.NsRuns)) {
+		sums = append(sums, a.NsRuns[i]+b.NsRuns[i])
+	}
+	t := Op{NsRuns: sums, CPUNsPerBlock: a.CPUNsPerBlock + b.CPUNsPerBlock, AllocsPerBlock: a.AllocsPerBlock + b.AllocsPerBlock,
+		AllocBytesPerBlock: a.AllocBytesPerBlock + b.AllocBytesPerBlock, Blocks: a.Blocks}
+	t.NsPerBlock, t.NsMin, t.NsMax = Spread(sums)
+	return t
 }
 
 // concatenate returns array.Concatenate's concatenation of recs.
@@ -375,39 +384,35 @@ type AppendBatchesResult struct {
 	Rows      int    `json:"rows"`
 	PieceRows int    `json:"piece_rows"`
 	Bytes     int    `json:"bytes"`
-	// AppendBatchesNs, AppendNs and CopyNs are the times of AppendBatches
-	// of the pieces, of Append of the whole batch and of copy of a block's
-	// bytes.
-	AppendBatchesNs float64 `json:"append_batches_ns"`
-	AppendNs        float64 `json:"append_ns"`
-	CopyNs          float64 `json:"copy_ns"`
-	// AppendBatchesCPUNs, AppendCPUNs and CopyCPUNs are the same in CPU
-	// time (of the whole process), 0 where unknown.
-	AppendBatchesCPUNs float64 `json:"append_batches_cpu_ns"`
-	AppendCPUNs        float64 `json:"append_cpu_ns"`
-	CopyCPUNs          float64 `json:"copy_cpu_ns"`
-	// PieceCopyNs is the time to copy every buffer of the pieces (at every
+	// AppendBatches, Append and Copy time AppendBatches of the pieces,
+	// Append of the whole batch and a copy of the block's bytes: medians
+	// of the runs with their range, the CPU time and the allocations.
+	AppendBatches Op `json:"append_batches"`
+	Append        Op `json:"append"`
+	Copy          Op `json:"copy"`
+	// PieceCopy times a copy of every buffer of the pieces (at every
 	// level) into one buffer, walking their arrays, without encoding: a
 	// floor under AppendBatches, which reads the same bytes from the same
-	// places. PieceCopyRatio is AppendBatchesNs / PieceCopyNs.
-	PieceCopyNs    float64 `json:"piece_copy_ns"`
-	PieceCopyRatio float64 `json:"piece_copy_ratio"`
-	// Allocs is AppendBatches's heap allocations per call.
-	Allocs float64 `json:"allocs"`
-	// CoalesceRatio is AppendBatchesNs / AppendNs (target: at most 1.3);
-	// CopyRatio is AppendNs / CopyNs (encode over copy). CPURatio and
-	// CopyCPURatio are the same of the CPU times.
-	CoalesceRatio float64 `json:"coalesce_ratio"`
-	CopyRatio     float64 `json:"copy_ratio"`
-	CPURatio      float64 `json:"coalesce_cpu_ratio"`
-	CopyCPURatio  float64 `json:"copy_cpu_ratio"`
+	// places.
+	PieceCopy Op `json:"piece_copy"`
+	// CoalesceRatio is AppendBatches' time over Append's (target: at most
+	// 1.3), PieceCopyRatio AppendBatches' over PieceCopy's and CopyRatio
+	// Append's over Copy's (encode over copy), each the median of the
+	// ratios within the runs with their range ([0] median, [1] smallest,
+	// [2] largest). CPURatio and CopyCPURatio are the first and the last
+	// of the median CPU times (0 where unknown).
+	CoalesceRatio  [3]float64 `json:"coalesce_ratio"`
+	PieceCopyRatio [3]float64 `json:"piece_copy_ratio"`
+	CopyRatio      [3]float64 `json:"copy_ratio"`
+	CPURatio       float64    `json:"coalesce_cpu_ratio"`
+	CopyCPURatio   float64    `json:"copy_cpu_ratio"`
 }
 
 // MeasureAppendBatches cuts rec into batches of pieceRows rows (compact
 // copies, as a partitioner makes) and times AppendBatches of them, Append
-// of rec, and a copy of rec's block, taking turns opts.Runs times and
-// keeping each one's fastest run. The two blocks must be byte for byte
-// equal.
+// of rec, a copy of rec's block and a copy of the pieces' buffers, taking
+// turns opts.Runs times, each run of a timing the same number of calls.
+// The two blocks must be byte for byte equal.
 func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, opts Options) (AppendBatchesResult, error) {
 	res := AppendBatchesResult{Shape: shape, Rows: int(rec.NumRows()), PieceRows: pieceRows}
 	pieces, err := Pieces(rec, pieceRows)
@@ -431,47 +436,33 @@ func MeasureAppendBatches(shape string, rec arrow.RecordBatch, pieceRows int, op
 		return res, fmt.Errorf("measure: AppendBatches of %d pieces differs from Append of the batch", len(pieces))
 	}
 	res.Bytes = len(one)
-	unlock, err := lockBenchTime(opts)
-	if err != nil {
-		return res, err
-	}
-	defer unlock()
+	benchMu.Lock()
+	defer benchMu.Unlock()
 	buf := alignedCopy(one)[:0]
 	dst := alignedCopy(one)
 	pieceDst := make([]byte, copyPieces(nil, pieces))
-	var pieceCPU float64
-	ops := []struct {
-		dst, cpu *float64
-		run      func(int) error
-	}{
-		{&res.AppendBatchesNs, &res.AppendBatchesCPUNs, func(int) error { _, err := enc.AppendBatches(buf, pieces...); return err }},
-		{&res.AppendNs, &res.AppendCPUNs, func(int) error { _, err := enc.Append(buf, rec); return err }},
-		{&res.CopyNs, &res.CopyCPUNs, func(int) error { copy(dst, one); return nil }},
-		{&res.PieceCopyNs, &pieceCPU, func(int) error { copyPieces(pieceDst, pieces); return nil }},
+	var failed error
+	turns := []*turn{
+		{what: "AppendBatches", err: &failed, run: func(int) error { _, err := enc.AppendBatches(buf, pieces...); return err }},
+		{what: "Append", err: &failed, run: func(int) error { _, err := enc.Append(buf, rec); return err }},
+		{err: &failed, run: func(int) error { copy(dst, one); return nil }},
+		{err: &failed, run: func(int) error { copyPieces(pieceDst, pieces); return nil }},
 	}
-	for round := range opts.runs() {
-		for i, o := range ops {
-			op, cpu, err := timeOpCPU(o.run)
-			if err != nil {
-				return res, err
-			}
-			if round == 0 || op.NsPerBlock < *o.dst {
-				*o.dst = op.NsPerBlock
-				if i == 0 {
-					res.Allocs = op.AllocsPerBlock
-				}
-			}
-			if round == 0 || cpu < *o.cpu {
-				*o.cpu = cpu
-			}
-		}
+	takeTurns(1, turns, opts)
+	if failed != nil {
+		return res, failed
 	}
-	res.CoalesceRatio = res.AppendBatchesNs / res.AppendNs
-	res.PieceCopyRatio = res.AppendBatchesNs / res.PieceCopyNs
-	res.CopyRatio = res.AppendNs / res.CopyNs
-	if res.AppendCPUNs > 0 && res.CopyCPUNs > 0 {
-		res.CPURatio = res.AppendBatchesCPUNs / res.AppendCPUNs
-		res.CopyCPURatio = res.AppendCPUNs / res.CopyCPUNs
+	res.AppendBatches, res.Append, res.Copy, res.PieceCopy = summarize(turns[0].runs), summarize(turns[1].runs), summarize(turns[2].runs), summarize(turns[3].runs)
+	spread := func(a, b Op) (r [3]float64) {
+		r[0], r[1], r[2] = Spread(runRatios(a, b))
+		return r
+	}
+	res.CoalesceRatio = spread(res.AppendBatches, res.Append)
+	res.PieceCopyRatio = spread(res.AppendBatches, res.PieceCopy)
+	res.CopyRatio = spread(res.Append, res.Copy)
+	if res.Append.CPUNsPerBlock > 0 && res.Copy.CPUNsPerBlock > 0 {
+		res.CPURatio = res.AppendBatches.CPUNsPerBlock / res.Append.CPUNsPerBlock
+		res.CopyCPURatio = res.Append.CPUNsPerBlock / res.Copy.CPUNsPerBlock
 	}
 	return res, nil
 }
@@ -531,49 +522,4 @@ func Pieces(rec arrow.RecordBatch, pieceRows int) ([]arrow.RecordBatch, error) {
 		pieces = append(pieces, p)
 	}
 	return pieces, nil
-}
-
-// timeOpCPU is timeOp of one block, which also returns the CPU time per
-// run of op (0 if unknown): the process's CPU time over the timing divided
-// by the runs of op it made, warm-up runs included.
-func timeOpCPU(op func(i int) error) (Op, float64, error) {
-	runs := 0
-	start, ok := cpuTime()
-	o, err := timeOp(1, func(i int) error { runs++; return op(i) })
-	end, ok2 := cpuTime()
-	if err != nil || !ok || !ok2 || runs == 0 {
-		return o, 0, err
-	}
-	return o, float64((end - start).Nanoseconds()) / float64(runs), nil
-}
-
-// WriteCoalesceTables prints the results of MeasureAppendBatches and
-// MeasureCoalescing as two tables.
-func WriteCoalesceTables(w io.Writer, appends []AppendBatchesResult, ways []CoalesceResult) error {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\trows\tpiece rows\tAppendBatches\tAppend\tcopy\tpieces' copy\tAppendBatches/Append\t(CPU)\tAppend/copy\t(CPU)\tAppendBatches/pieces' copy\tallocs\t")
-	for _, r := range appends {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f us\t%.1f us\t%.1f us\t%.1f us\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t%.0f\t\n", r.Shape, r.Rows, r.PieceRows,
-			r.AppendBatchesNs/1e3, r.AppendNs/1e3, r.CopyNs/1e3, r.PieceCopyNs/1e3, r.CoalesceRatio, r.CPURatio, r.CopyRatio, r.CopyCPURatio, r.PieceCopyRatio, r.Allocs)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range ways {
-		fmt.Fprintf(w, "\n%d batches of %d %s rows, written as a stream and read back (blocks of %d rows):\n", r.Pieces, r.PieceRows, r.Shape, r.BlockRows)
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "way\twrite\tread\ttotal\tx coalesced\tCPU total\tx coalesced (CPU)\tbatches read\tbytes\tallocs\t")
-		for _, wy := range r.Ways {
-			if wy.Err != "" {
-				fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\n", wy.Name, "failed: "+wy.Err)
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%.2f ms\t%.2f ms\t%.2f ms\t%.1fx\t%.2f ms\t%.1fx\t%d\t%d\t%.0f\t\n", wy.Name, wy.WriteNs/1e6, wy.ReadNs/1e6,
-				(wy.WriteNs+wy.ReadNs)/1e6, wy.Ratio, (wy.WriteCPUNs+wy.ReadCPUNs)/1e6, wy.CPURatio, wy.Blocks, wy.Bytes, wy.Allocs)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -14,7 +14,7 @@
 // uncompressed arrowpack block, whatever the format and compression, so that
 // every rate compares with every other.
 //
-// The timings run with testing.Benchmark, which works outside tests too.
+// The timings run a fixed count of blocks a run, found once (timing.go).
 // They include the garbage collector's work, which depends on the live heap
 // as well as on what a timing allocates: with a tiny live heap the collector
 // runs very often and weighs on allocation-heavy timings (IPC's most). The
@@ -25,12 +25,9 @@ package measure
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -129,6 +126,11 @@ type Op struct {
 	// GBPerSec is Result.RawBytes per NsPerBlock: gigabytes (1e9 bytes) of
 	// uncompressed arrowpack block per second.
 	GBPerSec float64 `json:"gb_per_s"`
+	// CPUNsPerBlock is the CPU time (user and system, of the whole
+	// process) per block in nanoseconds, the median over the runs; 0 where
+	// unknown. On a machine busy with other work it is steadier than the
+	// time, which counts the waits for a CPU too.
+	CPUNsPerBlock float64 `json:"cpu_ns_per_block,omitempty"`
 	// AllocsPerBlock is the number of heap allocations per block (the
 	// median over the runs).
 	AllocsPerBlock float64 `json:"allocs_per_block"`
@@ -205,9 +207,7 @@ type Result struct {
 }
 
 // benchMu serializes measurements, so that one does not time another's
-// work: testing.Benchmark (of the coalescing measurements) also reads its
-// duration from the process-wide -test.benchtime flag, which each such
-// measurement sets (lockBenchTime).
+// work.
 var benchMu sync.Mutex
 
 // Measure times arrowpack and IPC with compression c on recs, which must
@@ -262,45 +262,26 @@ func Measure(name string, recs []arrow.RecordBatch, c codec.Compression, opts Op
 	} else {
 		res.IPC.Bytes = meanRound(ip.Bytes, k)
 	}
-	type timing struct {
-		f    *Format
-		dst  *Op
-		what string
-		run  func(i int) error
-		n    int  // blocks per run, set by the first round
-		runs []Op // each round's
-	}
-	var timings []timing
+	var apErr, ipErr error
+	var timings []*turn
+	var dsts []*Op
 	if ap != nil {
-		timings = append(timings, timing{f: &res.Arrowpack, dst: &res.Arrowpack.Encode, what: "encode", run: ap.Encode},
-			timing{f: &res.Arrowpack, dst: &res.Arrowpack.Decode, what: "decode", run: ap.Decode})
+		timings = append(timings, &turn{run: ap.Encode, what: "encode", err: &apErr}, &turn{run: ap.Decode, what: "decode", err: &apErr})
+		dsts = append(dsts, &res.Arrowpack.Encode, &res.Arrowpack.Decode)
 	}
 	if ip != nil {
-		timings = append(timings, timing{f: &res.IPC, dst: &res.IPC.Encode, what: "encode", run: ip.Encode},
-			timing{f: &res.IPC, dst: &res.IPC.Decode, what: "decode", run: ip.Decode})
+		timings = append(timings, &turn{run: ip.Encode, what: "encode", err: &ipErr}, &turn{run: ip.Decode, what: "decode", err: &ipErr})
+		dsts = append(dsts, &res.IPC.Encode, &res.IPC.Decode)
 	}
-	for round := range opts.runs() {
-		for i := range timings {
-			t := &timings[i]
-			if !t.f.OK() {
-				continue
-			}
-			var op Op
-			var err error
-			if round == 0 {
-				t.n, op, err = calibrate(k, t.run, opts)
-			} else {
-				op, _, err = runFor(k, t.n, t.run)
-			}
-			if err != nil {
-				t.f.Err = t.what + ": " + err.Error()
-				continue
-			}
-			t.runs = append(t.runs, op)
-		}
+	takeTurns(k, timings, opts)
+	for i, t := range timings {
+		*dsts[i] = summarize(t.runs)
 	}
-	for _, t := range timings {
-		*t.dst = summarize(t.runs)
+	if apErr != nil {
+		res.Arrowpack.Err = apErr.Error()
+	}
+	if ipErr != nil {
+		res.IPC.Err = ipErr.Error()
 	}
 	for _, f := range []*Format{&res.Arrowpack, &res.IPC} {
 		if !f.OK() {
@@ -333,14 +314,16 @@ func summarize(runs []Op) Op {
 	if len(runs) == 0 {
 		return Op{}
 	}
-	var ns, allocs, bytes []float64
+	var ns, cpu, allocs, bytes []float64
 	for _, r := range runs {
 		ns = append(ns, r.NsPerBlock)
+		cpu = append(cpu, r.CPUNsPerBlock)
 		allocs = append(allocs, r.AllocsPerBlock)
 		bytes = append(bytes, r.AllocBytesPerBlock)
 	}
 	op := Op{NsRuns: ns, Blocks: runs[len(runs)-1].Blocks}
 	op.NsPerBlock, op.NsMin, op.NsMax = Spread(ns)
+	op.CPUNsPerBlock, _, _ = Spread(cpu)
 	op.AllocsPerBlock, _, _ = Spread(allocs)
 	op.AllocBytesPerBlock, _, _ = Spread(bytes)
 	return op
@@ -361,25 +344,6 @@ func runRatios(a, b Op) []float64 {
 // meanRound returns total/n rounded to the nearest integer.
 func meanRound(total int64, n int) int64 {
 	return (total + int64(n)/2) / int64(n)
-}
-
-// lockBenchTime waits for the measurement under way to end (benchMu), sets
-// testing's -test.benchtime flag for opts and returns a function that
-// restores its previous value and lets the next measurement run.
-func lockBenchTime(opts Options) (unlock func(), err error) {
-	benchMu.Lock()
-	testing.Init() // registers the flag outside tests; a no-op inside them
-	f := flag.Lookup("test.benchtime")
-	if f == nil {
-		benchMu.Unlock()
-		return nil, errors.New("measure: the testing package has no -test.benchtime flag")
-	}
-	old := f.Value.String()
-	if err := f.Value.Set(opts.String()); err != nil {
-		benchMu.Unlock()
-		return nil, fmt.Errorf("measure: benchtime %s: %v", opts, err)
-	}
-	return func() { f.Value.Set(old); benchMu.Unlock() }, nil
 }
 
 // rawSize returns the total size of recs as uncompressed arrowpack blocks.
@@ -621,49 +585,6 @@ func ipcEncode(rec arrow.RecordBatch, opts []ipc.Option) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// timeOp runs op on blocks 0, 1, .., k-1, 0, 1, .. under testing.Benchmark
-// and returns the timing per block.
-func timeOp(k int, op func(i int) error) (Op, error) {
-	var opErr error
-	runtime.GC()
-	br := testing.Benchmark(func(b *testing.B) {
-		if opErr != nil {
-			return
-		}
-		// testing.Benchmark runs this on a goroutine of its own, where a
-		// panic would end the process.
-		defer func() {
-			if p := recover(); p != nil {
-				opErr = fmt.Errorf("panic: %v", p)
-			}
-		}()
-		i := 0
-		b.ResetTimer()
-		for range b.N {
-			if err := op(i); err != nil {
-				opErr = err
-				return
-			}
-			if i++; i == k {
-				i = 0
-			}
-		}
-	})
-	if opErr != nil {
-		return Op{}, opErr
-	}
-	if br.N <= 0 {
-		return Op{}, errors.New("the timing did not run")
-	}
-	n := float64(br.N)
-	return Op{
-		NsPerBlock:         float64(br.T.Nanoseconds()) / n,
-		AllocsPerBlock:     float64(br.MemAllocs) / n,
-		AllocBytesPerBlock: float64(br.MemBytes) / n,
-		Blocks:             br.N,
-	}, nil
 }
 
 // protect runs f, turning a panic into an error.

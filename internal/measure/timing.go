@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"time"
@@ -21,6 +22,7 @@ func runFor(k, n int, op func(i int) error) (Op, time.Duration, error) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0, cpuOK := cpuTime()
 	start := time.Now()
 	err := protect(func() error {
 		i := 0
@@ -35,17 +37,68 @@ func runFor(k, n int, op func(i int) error) (Op, time.Duration, error) {
 		return nil
 	})
 	d := time.Since(start)
+	cpu1, cpuOK2 := cpuTime()
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return Op{}, d, err
 	}
 	f := float64(n)
-	return Op{
+	o := Op{
 		NsPerBlock:         float64(d.Nanoseconds()) / f,
 		AllocsPerBlock:     float64(after.Mallocs-before.Mallocs) / f,
 		AllocBytesPerBlock: float64(after.TotalAlloc-before.TotalAlloc) / f,
 		Blocks:             n,
-	}, d, nil
+	}
+	if cpuOK && cpuOK2 {
+		o.CPUNsPerBlock = float64((cpu1 - cpu0).Nanoseconds()) / f
+	}
+	return o, d, nil
+}
+
+// turn is one operation timed in turns with others (takeTurns).
+type turn struct {
+	// run is the operation on block i.
+	run func(i int) error
+	// what names the operation in its error ("encode").
+	what string
+	// err, shared by the turns that fail together (a format's encode and
+	// decode), holds the first failure of any of them, after which none of
+	// them runs again.
+	err *error
+	// n is the blocks of each run, fixed by the first round.
+	n int
+	// runs are the rounds' timings.
+	runs []Op
+}
+
+// takeTurns times the operations ts, each cycling through k blocks, in
+// opts.runs() rounds, one after another in each round: the first run of
+// each finds how many blocks it takes to last opts' benchtime (calibrate),
+// the later runs take as many, so that the runs are alike and their median
+// and range mean something.
+func takeTurns(k int, ts []*turn, opts Options) {
+	for round := range opts.runs() {
+		for _, t := range ts {
+			if *t.err != nil {
+				continue
+			}
+			var op Op
+			var err error
+			if round == 0 {
+				t.n, op, err = calibrate(k, t.run, opts)
+			} else {
+				op, _, err = runFor(k, t.n, t.run)
+			}
+			if err != nil {
+				if t.what != "" {
+					err = fmt.Errorf("%s: %w", t.what, err)
+				}
+				*t.err = err
+				continue
+			}
+			t.runs = append(t.runs, op)
+		}
+	}
 }
 
 // calibrate finds how many blocks a run of op takes to last at least
