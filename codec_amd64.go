@@ -359,3 +359,47 @@ func crc32cFoldXMM(crc uint32, b []byte) uint32
 
 // cpuid7ECX returns ECX of CPUID leaf 7, subleaf 0; the caller checks that the leaf exists.
 func cpuid7ECX() uint32
+
+// scatter32Vec stores src[r] at cur[2q] + cur[2q+1] and adds 4 to
+// cur[2q+1], for q = parts[r], for every row r < len(parts) in order, and
+// returns len(parts). If a partition is out of range (q >= len(cur)/2) it
+// stops at the first such row and returns its index, the rows before it
+// done. The caller guarantees len(src) >= len(parts) and that each
+// destination has room for its values.
+//
+//go:noescape
+func scatter32Vec(cur []uintptr, src []uint32, parts []uint32) int
+
+// scatter64Vec stores src[r] at cur[2q] + cur[2q+1] and adds 8 to
+// cur[2q+1], for q = parts[r], for every row r < len(parts) in order, and
+// returns len(parts). If a partition is out of range (q >= len(cur)/2) it
+// stops at the first such row and returns its index, the rows before it
+// done. The caller guarantees len(src) >= len(parts) and that each
+// destination has room for its values.
+//
+//go:noescape
+func scatter64Vec(cur []uintptr, src []uint64, parts []uint32) int
+
+// scatter32WCVec is scatter32Vec with write-combining: each value goes to
+// lines[64q+a%64], a its destination address; a value that ends a line
+// (a%64 == 64-4) writes the line's bytes from max(a-a%64, start[q]) on to
+// the destination. The caller guarantees what scatter32Vec needs and
+// that lines is 64-byte aligned and holds 64 bytes, and start one word, for
+// each partition, start[q] the destination address of q's first value,
+// each destination aligned to 4 bytes. The bytes of each partition's
+// last, unfinished line are left in lines.
+//
+//go:noescape
+func scatter32WCVec(cur []uintptr, src []uint32, parts []uint32, lines []byte, start []uintptr) int
+
+// scatter64WCVec is scatter64Vec with write-combining: each value goes to
+// lines[64q+a%64], a its destination address; a value that ends a line
+// (a%64 == 64-8) writes the line's bytes from max(a-a%64, start[q]) on to
+// the destination. The caller guarantees what scatter64Vec needs and
+// that lines is 64-byte aligned and holds 64 bytes, and start one word, for
+// each partition, start[q] the destination address of q's first value,
+// each destination aligned to 8 bytes. The bytes of each partition's
+// last, unfinished line are left in lines.
+//
+//go:noescape
+func scatter64WCVec(cur []uintptr, src []uint64, parts []uint32, lines []byte, start []uintptr) int

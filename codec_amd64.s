@@ -62464,3 +62464,299 @@ TEXT ·cpuid7ECX(SB), NOSPLIT, $0-4
 	CPUID
 	MOVL CX, ret+0(FP)
 	RET
+
+// func scatter32Vec(cur []uintptr, src []uint32, parts []uint32) int
+TEXT ·scatter32Vec(SB), NOSPLIT, $0-80
+	MOVQ cur_base+0(FP), AX
+	MOVQ cur_len+8(FP), CX
+	SHRQ $0x01, CX
+	MOVQ src_base+24(FP), DX
+	MOVQ parts_base+48(FP), BX
+	MOVQ parts_len+56(FP), SI
+	XORQ DI, DI
+	MOVQ SI, R8
+	ANDQ $-4, R8
+	CMPQ DI, R8
+	JAE  scatter32Vec_single
+
+scatter32Vec_loop:
+	MOVLQZX (BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter32Vec_bad0
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVL    (DX)(DI*4), R11
+	MOVL    R11, (R10)
+	ADDQ    $0x04, 8(AX)(R9*1)
+	MOVLQZX 4(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter32Vec_bad1
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVL    4(DX)(DI*4), R11
+	MOVL    R11, (R10)
+	ADDQ    $0x04, 8(AX)(R9*1)
+	MOVLQZX 8(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter32Vec_bad2
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVL    8(DX)(DI*4), R11
+	MOVL    R11, (R10)
+	ADDQ    $0x04, 8(AX)(R9*1)
+	MOVLQZX 12(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter32Vec_bad3
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVL    12(DX)(DI*4), R11
+	MOVL    R11, (R10)
+	ADDQ    $0x04, 8(AX)(R9*1)
+	ADDQ    $0x04, DI
+	CMPQ    DI, R8
+	JB      scatter32Vec_loop
+
+scatter32Vec_single:
+	CMPQ    DI, SI
+	JAE     scatter32Vec_done
+	MOVLQZX (BX)(DI*4), R8
+	CMPQ    R8, CX
+	JAE     scatter32Vec_bad0
+	SHLQ    $0x04, R8
+	MOVQ    (AX)(R8*1), R9
+	ADDQ    8(AX)(R8*1), R9
+	MOVL    (DX)(DI*4), R10
+	MOVL    R10, (R9)
+	ADDQ    $0x04, 8(AX)(R8*1)
+	INCQ    DI
+	JMP     scatter32Vec_single
+
+scatter32Vec_bad3:
+	INCQ DI
+
+scatter32Vec_bad2:
+	INCQ DI
+
+scatter32Vec_bad1:
+	INCQ DI
+
+scatter32Vec_bad0:
+scatter32Vec_done:
+	MOVQ DI, ret+72(FP)
+	RET
+
+// func scatter64Vec(cur []uintptr, src []uint64, parts []uint32) int
+TEXT ·scatter64Vec(SB), NOSPLIT, $0-80
+	MOVQ cur_base+0(FP), AX
+	MOVQ cur_len+8(FP), CX
+	SHRQ $0x01, CX
+	MOVQ src_base+24(FP), DX
+	MOVQ parts_base+48(FP), BX
+	MOVQ parts_len+56(FP), SI
+	XORQ DI, DI
+	MOVQ SI, R8
+	ANDQ $-4, R8
+	CMPQ DI, R8
+	JAE  scatter64Vec_single
+
+scatter64Vec_loop:
+	MOVLQZX (BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter64Vec_bad0
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVQ    (DX)(DI*8), R11
+	MOVQ    R11, (R10)
+	ADDQ    $0x08, 8(AX)(R9*1)
+	MOVLQZX 4(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter64Vec_bad1
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVQ    8(DX)(DI*8), R11
+	MOVQ    R11, (R10)
+	ADDQ    $0x08, 8(AX)(R9*1)
+	MOVLQZX 8(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter64Vec_bad2
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVQ    16(DX)(DI*8), R11
+	MOVQ    R11, (R10)
+	ADDQ    $0x08, 8(AX)(R9*1)
+	MOVLQZX 12(BX)(DI*4), R9
+	CMPQ    R9, CX
+	JAE     scatter64Vec_bad3
+	SHLQ    $0x04, R9
+	MOVQ    (AX)(R9*1), R10
+	ADDQ    8(AX)(R9*1), R10
+	MOVQ    24(DX)(DI*8), R11
+	MOVQ    R11, (R10)
+	ADDQ    $0x08, 8(AX)(R9*1)
+	ADDQ    $0x04, DI
+	CMPQ    DI, R8
+	JB      scatter64Vec_loop
+
+scatter64Vec_single:
+	CMPQ    DI, SI
+	JAE     scatter64Vec_done
+	MOVLQZX (BX)(DI*4), R8
+	CMPQ    R8, CX
+	JAE     scatter64Vec_bad0
+	SHLQ    $0x04, R8
+	MOVQ    (AX)(R8*1), R9
+	ADDQ    8(AX)(R8*1), R9
+	MOVQ    (DX)(DI*8), R10
+	MOVQ    R10, (R9)
+	ADDQ    $0x08, 8(AX)(R8*1)
+	INCQ    DI
+	JMP     scatter64Vec_single
+
+scatter64Vec_bad3:
+	INCQ DI
+
+scatter64Vec_bad2:
+	INCQ DI
+
+scatter64Vec_bad1:
+	INCQ DI
+
+scatter64Vec_bad0:
+scatter64Vec_done:
+	MOVQ DI, ret+72(FP)
+	RET
+
+// func scatter32WCVec(cur []uintptr, src []uint32, parts []uint32, lines []byte, start []uintptr) int
+// Requires: AVX, MMX+
+TEXT ·scatter32WCVec(SB), NOSPLIT, $0-128
+	MOVQ cur_base+0(FP), AX
+	MOVQ cur_len+8(FP), CX
+	SHRQ $0x01, CX
+	MOVQ src_base+24(FP), DX
+	MOVQ parts_base+48(FP), BX
+	MOVQ parts_len+56(FP), SI
+	MOVQ lines_base+72(FP), DI
+	MOVQ start_base+96(FP), R8
+	XORQ R9, R9
+
+scatter32WCVec_loop:
+	CMPQ     R9, SI
+	JAE      scatter32WCVec_done
+	MOVLQZX  (BX)(R9*4), R10
+	CMPQ     R10, CX
+	JAE      scatter32WCVec_done
+	MOVQ     R10, R11
+	SHLQ     $0x04, R11
+	MOVQ     (AX)(R11*1), R12
+	ADDQ     8(AX)(R11*1), R12
+	ADDQ     $0x04, 8(AX)(R11*1)
+	MOVQ     R12, R11
+	ANDQ     $0x3f, R11
+	MOVQ     R10, R13
+	SHLQ     $0x06, R13
+	ADDQ     DI, R13
+	MOVL     (DX)(R9*4), R14
+	MOVL     R14, (R13)(R11*1)
+	INCQ     R9
+	ADDQ     $0x04, R12
+	TESTQ    $0x0000003f, R12
+	JNZ      scatter32WCVec_loop
+	SUBQ     $0x40, R12
+	MOVQ     (R8)(R10*8), R10
+	CMPQ     R12, R10
+	JB       scatter32WCVec_partial
+	VMOVDQA  (R13), Y0
+	VMOVDQA  32(R13), Y1
+	VMOVNTDQ Y0, (R12)
+	VMOVNTDQ Y1, 32(R12)
+	JMP      scatter32WCVec_loop
+
+scatter32WCVec_partial:
+	MOVQ R10, R11
+	ANDQ $0x3f, R11
+
+scatter32WCVec_copy:
+	MOVL (R13)(R11*1), R12
+	MOVL R12, (R10)
+	ADDQ $0x04, R10
+	ADDQ $0x04, R11
+	CMPQ R11, $0x40
+	JB   scatter32WCVec_copy
+	JMP  scatter32WCVec_loop
+
+scatter32WCVec_done:
+	SFENCE
+	MOVQ R9, ret+120(FP)
+	VZEROUPPER
+	RET
+
+// func scatter64WCVec(cur []uintptr, src []uint64, parts []uint32, lines []byte, start []uintptr) int
+// Requires: AVX, MMX+
+TEXT ·scatter64WCVec(SB), NOSPLIT, $0-128
+	MOVQ cur_base+0(FP), AX
+	MOVQ cur_len+8(FP), CX
+	SHRQ $0x01, CX
+	MOVQ src_base+24(FP), DX
+	MOVQ parts_base+48(FP), BX
+	MOVQ parts_len+56(FP), SI
+	MOVQ lines_base+72(FP), DI
+	MOVQ start_base+96(FP), R8
+	XORQ R9, R9
+
+scatter64WCVec_loop:
+	CMPQ     R9, SI
+	JAE      scatter64WCVec_done
+	MOVLQZX  (BX)(R9*4), R10
+	CMPQ     R10, CX
+	JAE      scatter64WCVec_done
+	MOVQ     R10, R11
+	SHLQ     $0x04, R11
+	MOVQ     (AX)(R11*1), R12
+	ADDQ     8(AX)(R11*1), R12
+	ADDQ     $0x08, 8(AX)(R11*1)
+	MOVQ     R12, R11
+	ANDQ     $0x3f, R11
+	MOVQ     R10, R13
+	SHLQ     $0x06, R13
+	ADDQ     DI, R13
+	MOVQ     (DX)(R9*8), R14
+	MOVQ     R14, (R13)(R11*1)
+	INCQ     R9
+	ADDQ     $0x08, R12
+	TESTQ    $0x0000003f, R12
+	JNZ      scatter64WCVec_loop
+	SUBQ     $0x40, R12
+	MOVQ     (R8)(R10*8), R10
+	CMPQ     R12, R10
+	JB       scatter64WCVec_partial
+	VMOVDQA  (R13), Y0
+	VMOVDQA  32(R13), Y1
+	VMOVNTDQ Y0, (R12)
+	VMOVNTDQ Y1, 32(R12)
+	JMP      scatter64WCVec_loop
+
+scatter64WCVec_partial:
+	MOVQ R10, R11
+	ANDQ $0x3f, R11
+
+scatter64WCVec_copy:
+	MOVQ (R13)(R11*1), R12
+	MOVQ R12, (R10)
+	ADDQ $0x08, R10
+	ADDQ $0x08, R11
+	CMPQ R11, $0x40
+	JB   scatter64WCVec_copy
+	JMP  scatter64WCVec_loop
+
+scatter64WCVec_done:
+	SFENCE
+	MOVQ R9, ret+120(FP)
+	VZEROUPPER
+	RET

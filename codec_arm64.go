@@ -2,6 +2,8 @@
 
 package arrowpack
 
+import "unsafe"
+
 // The NEON (ASIMD) routines in codec_arm64.s, which kernels_vec.go calls as
 // it calls the AVX2 ones. Each keeps the contract of its amd64 namesake,
 // written once in asm/ and generated into the comments of codec_amd64.go;
@@ -171,3 +173,18 @@ func alp64Vec(dst []float64, src []int64, f, e float64) int
 
 //go:noescape
 func alp32Vec(dst []float32, src []int32, f, e float32) int
+
+// scatterWordsVec is scatter32Vec (shift 2) and scatter64Vec (shift 3) in
+// one routine, src the first value.
+//
+//go:noescape
+func scatterWordsVec(cur []uintptr, src unsafe.Pointer, parts []uint32, shift int) int
+
+// scatter32Vec and scatter64Vec do every row, one at a time.
+func scatter32Vec(cur []uintptr, src []uint32, parts []uint32) int {
+	return scatterWordsVec(cur, unsafe.Pointer(unsafe.SliceData(src)), parts, 2)
+}
+
+func scatter64Vec(cur []uintptr, src []uint64, parts []uint32) int {
+	return scatterWordsVec(cur, unsafe.Pointer(unsafe.SliceData(src)), parts, 3)
+}

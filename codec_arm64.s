@@ -1253,3 +1253,52 @@ loop:
 	BNE    loop
 done:
 	RET
+
+// scatterWordsVec is the plain scatter of scatter32Vec and scatter64Vec
+// (asm/scatter.go has the contract), scalar as on amd64: a scatter has
+// nothing for vectors to do. R0 = cur (Base, At pairs), R1 = the number of
+// partitions, R2 = src, R3 = parts, R4 = len(parts), R5 = the row; it
+// stops at the first row whose partition is out of range. shift is 2 for
+// 4-byte values, 3 for 8-byte ones.
+//
+// func scatterWordsVec(cur []uintptr, src unsafe.Pointer, parts []uint32, shift int) int
+TEXT ·scatterWordsVec(SB), NOSPLIT, $0-72
+	MOVD cur_base+0(FP), R0
+	MOVD cur_len+8(FP), R1
+	LSR  $1, R1
+	MOVD src+24(FP), R2
+	MOVD parts_base+32(FP), R3
+	MOVD parts_len+40(FP), R4
+	MOVD shift+56(FP), R11
+	MOVD $1, R12
+	LSL  R11, R12 // the width in bytes
+	MOVD $0, R5
+
+loop:
+	CMP   R4, R5
+	BHS   done
+	MOVWU (R3)(R5<<2), R6
+	CMP   R1, R6
+	BHS   done
+	ADD   R6<<4, R0, R7
+	LDP   (R7), (R8, R9)
+	ADD   R9, R8
+	CMP   $2, R11
+	BNE   wide
+	MOVWU (R2)(R5<<2), R10
+	MOVW  R10, (R8)
+	B     next
+
+wide:
+	MOVD (R2)(R5<<3), R10
+	MOVD R10, (R8)
+
+next:
+	ADD  R12, R9
+	MOVD R9, 8(R7)
+	ADD  $1, R5
+	B    loop
+
+done:
+	MOVD R5, ret+64(FP)
+	RET

@@ -41,6 +41,9 @@ var genericImpl = impl{
 	rebaseNondecreasing32: rebaseNondecreasingGeneric[int32],
 	rebaseNondecreasing64: rebaseNondecreasingGeneric[int64],
 	copyCountOnes:         copyCountOnesGeneric,
+
+	scatter32: scatterGeneric[uint32],
+	scatter64: scatterGeneric[uint64],
 }
 
 // offset is the element type of Arrow offsets.

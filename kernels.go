@@ -76,6 +76,12 @@ type impl struct {
 	rebaseNondecreasing32 func(dst, src []int32, base int32) bool
 	rebaseNondecreasing64 func(dst, src []int64, base int64) bool
 	copyCountOnes         func(dst, src []byte) int
+
+	// scatter stores src[r] at the cursor of partition parts[r] and
+	// advances it (scatter.go); len(src) == len(parts). A partition out
+	// of range panics, the rows before it written.
+	scatter32 func(cur []Cursor, src []uint32, parts []uint32)
+	scatter64 func(cur []Cursor, src []uint64, parts []uint32)
 }
 
 // impls lists every implementation this machine can run, the generic one

@@ -70,3 +70,5 @@ func FuzzMinMaxInt32(f *testing.F)        { fuzzKernel(f, "minmaxInt32") }
 func FuzzMinMaxInt64(f *testing.F)        { fuzzKernel(f, "minmaxInt64") }
 func FuzzALPDecode64(f *testing.F)        { fuzzKernel(f, "alp64") }
 func FuzzALPDecode32(f *testing.F)        { fuzzKernel(f, "alp32") }
+func FuzzScatter32(f *testing.F)          { fuzzKernel(f, "scatter32") }
+func FuzzScatter64(f *testing.F)          { fuzzKernel(f, "scatter64") }

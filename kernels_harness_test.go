@@ -121,7 +121,7 @@ func kernelCases() []*kcase {
 		alp64Case(),
 		alp32Case(),
 		crc32cCase(),
-	}, copyCheckCases()...)
+	}, append(copyCheckCases(), scatterCases()...)...)
 }
 
 // kernelCase returns the case named name.

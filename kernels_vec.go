@@ -47,6 +47,9 @@ var vectorImpl = impl{
 	rebaseNondecreasing32: rebaseNondecreasing32Vector,
 	rebaseNondecreasing64: rebaseNondecreasing64Vector,
 	copyCountOnes:         copyCountOnesVector,
+
+	scatter32: scatter32Vector,
+	scatter64: scatter64Vector,
 }
 
 func init() {

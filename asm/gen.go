@@ -64,6 +64,10 @@ func main() {
 	minmax(minmaxI64)
 	copyCheck()
 	crc32c()
+	scatter(elemKind{32, "uint32"})
+	scatter(elemKind{64, "uint64"})
+	scatterWC(elemKind{32, "uint32"})
+	scatterWC(elemKind{64, "uint64"})
 
 	Generate()
 	checkNoEVEX(flag.Lookup("out").Value.String())
