@@ -232,6 +232,18 @@ func (d *decompressor) decompressParallel(raw, body []byte, h header) (int, erro
 // errStop ends a walk over the chunks early; it never reaches a caller.
 var errStop = errors.New("stop")
 
+// sectionDecoders holds the decoder of each lightweight section codec,
+// a row a codec.
+var sectionDecoders = [maxCodec + 1]func(raw, src []byte) error{
+	codecBitpack: decodeBitpack,
+	codecALP:     decodeALP,
+	codecFSST:    decodeFSST,
+	codecPlanes:  decodePlanes,
+	codecRLE:     decodeRLE,
+	codecDict:    decodeIntDict,
+	codecStrDict: decodeStrDict,
+}
+
 // decompressBody fills raw, exactly, with src stored with codec c. raw's
 // capacity must end with it: zstd may write past the length it decodes, up
 // to the capacity, and sections decompressed in parallel lie side by side.
@@ -249,20 +261,8 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
-	case codecBitpack:
-		return decodeBitpack(raw, src)
-	case codecALP:
-		return decodeALP(raw, src)
-	case codecFSST:
-		return decodeFSST(raw, src)
-	case codecPlanes:
-		return decodePlanes(raw, src)
-	case codecRLE:
-		return decodeRLE(raw, src)
-	case codecDict:
-		return decodeIntDict(raw, src)
-	case codecStrDict:
-		return decodeStrDict(raw, src)
+	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
+		return sectionDecoders[c](raw, src)
 	case codecHuff:
 		return d.unhuff(raw, src)
 	case MinLZ:
