@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+
+	"github.com/pierrec/lz4/v4"
 )
 
 // The dictionary section codecs. Integers (codec 10): n values of 4 or 8
@@ -292,11 +294,12 @@ func dictLengths(t *dictTable, w int, room []byte) []byte {
 	return room
 }
 
-// strDictBound is the most bytes a string dictionary section of p with k
-// entries of m data bytes takes with a tail of tail bytes (the data part
-// at most FSST's bound or LZ4's).
-func strDictBound(p strPiece, k, m, tail int) int {
-	return strDictHeader + len(p.gap) + partBound(k, p.w) + max(fsstBound(m, 0), m+m/255+16) + partBound(p.n, 4) + tail
+// strDictBound is the most bytes a string dictionary section of n strings
+// with lengths of w bytes, a gap of gap bytes and k entries of m data
+// bytes takes with a tail of tail bytes (the data part at most FSST's
+// bound or LZ4's).
+func strDictBound(w, n, gap, k, m, tail int) int {
+	return strDictHeader + gap + partBound(k, w) + max(fsstBound(m, 0), lz4.CompressBlockBound(m)) + partBound(n, 4) + tail
 }
 
 // strDictParts is what encodeStrDict writes the dictionary data with.

@@ -320,8 +320,8 @@ func lightBound(s section) int {
 	case codecDict:
 		return intDictBound(s.hint.n/int(s.hint.width), s.rep.k, int(s.hint.width), tail)
 	case codecStrDict:
-		p := strPiece{w: int(s.hint.width), n: s.hint.n/int(s.hint.width) - 1, gap: make([]byte, s.rep.gap)}
-		return strDictBound(p, s.rep.k, s.rep.m, tail)
+		w := int(s.hint.width)
+		return strDictBound(w, s.hint.n/w-1, s.rep.gap, s.rep.k, s.rep.m, tail)
 	}
 	return lz4.CompressBlockBound(s.n)
 }
@@ -394,10 +394,10 @@ const (
 )
 
 // chooseRepeats tries the run-length and integer dictionary sections on
-// the n values of w bytes in vals (hint h) of a piece of r bytes, the
-// rest the tail, against best, the bytes of the section chosen so far
-// (bit-packing, of bits bits a value): it returns the codec that takes
-// fewest and its bytes, setting s.rep. Each is tried only when a sample
+// the n values of w bytes in vals of a piece of r bytes, the rest the
+// tail, against cur, the codec chosen so far, of best bytes (bit-packing,
+// of bits bits a value): it returns the codec that takes fewest and its
+// bytes, setting s.rep. Each is tried only when a sample
 // says it may pay (few runs in a window; few distinct values among
 // dictSample).
 func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best int, cur Compression) (Compression, int) {

@@ -92,7 +92,7 @@ func strDictSection(p strPiece, tail, lens, data []byte, codes []uint32, fsst bo
 		d.fsst = trainFSST(data)
 	}
 	k := len(lens) / p.w
-	z, _ := encodeStrDict(make([]byte, strDictBound(p, k, len(data), len(tail))), p, tail, d, nil)
+	z, _ := encodeStrDict(make([]byte, strDictBound(p.w, p.n, len(p.gap), k, len(data), len(tail))), p, tail, d, nil)
 	return z
 }
 
