@@ -108,9 +108,10 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 // bound is the most bytes the section s can take compressed.
 func (c *compressor) bound(s section) int {
 	n := s.n
-	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
+	if lightweight(s.codec) {
 		return lightRoom(s)
+	}
+	switch s.codec {
 	case codecHuff:
 		return c.huffBound(s)
 	case LZ4:
@@ -140,9 +141,10 @@ type lz4State struct {
 // or nil if compressing failed. A Huffman section whose coding does not
 // pay becomes its inner section (s.codec changes).
 func (c *compressor) compress(st *lz4State, ls *lightScratch, dst, src []byte, s *section) []byte {
-	switch s.codec {
-	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
+	if lightweight(s.codec) {
 		return c.notOverLZ4(st, ls, dst, src, s, c.encodeLight(st, ls, dst, src, *s))
+	}
+	switch s.codec {
 	case codecHuff:
 		return c.encodeHuff(st, ls, dst, src, s)
 	case Zstd:

@@ -129,6 +129,9 @@ func checkSection(c Compression, n uint64, src []byte) error {
 //     lightMaxRaw.
 func sectionMaxRaw(c Compression, s int) uint64 {
 	n := uint64(s)
+	if lightweight(c) || c == codecHuff {
+		return lightMaxRaw(c, s)
+	}
 	switch c {
 	case LZ4:
 		return max(n, 255*n-min(255*n, 1001))
@@ -139,8 +142,6 @@ func sectionMaxRaw(c Compression, s int) uint64 {
 		return (n - 6) / 4 * (128 << 10)
 	case MinLZ:
 		return minlz.MaxBlockSize
-	case codecBitpack, codecALP, codecFSST, codecPlanes, codecHuff, codecRLE, codecDict, codecStrDict:
-		return lightMaxRaw(c, s)
 	}
 	return n
 }
@@ -233,7 +234,7 @@ func (d *decompressor) decompressParallel(raw, body []byte, h header) (int, erro
 var errStop = errors.New("stop")
 
 // sectionDecoders holds the decoder of each lightweight section codec,
-// a row a codec.
+// a row a codec: the table that says which codecs are lightweight.
 var sectionDecoders = [maxCodec + 1]func(raw, src []byte) error{
 	codecBitpack: decodeBitpack,
 	codecALP:     decodeALP,
@@ -248,6 +249,9 @@ var sectionDecoders = [maxCodec + 1]func(raw, src []byte) error{
 // capacity must end with it: zstd may write past the length it decodes, up
 // to the capacity, and sections decompressed in parallel lie side by side.
 func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
+	if lightweight(c) {
+		return sectionDecoders[c](raw, src)
+	}
 	switch c {
 	case None:
 		copy(raw, src) // eachSection checked the lengths
@@ -261,8 +265,6 @@ func (d *decompressor) decompressBody(raw, src []byte, c Compression) error {
 		}
 	case Zstd:
 		return d.unzstd(raw, src)
-	case codecBitpack, codecALP, codecFSST, codecPlanes, codecRLE, codecDict, codecStrDict:
-		return sectionDecoders[c](raw, src)
 	case codecHuff:
 		return d.unhuff(raw, src)
 	case MinLZ:

@@ -19,6 +19,11 @@ const (
 	maxCodec                 = codecStrDict
 )
 
+// lightweight reports whether c is a lightweight section codec, which
+// encodeLight writes and sectionDecoders reads (Huffman, which wraps
+// another section, is not one).
+func lightweight(c Compression) bool { return c <= maxCodec && sectionDecoders[c] != nil }
+
 // lightMaxValues is the most values a bit-packing or ALP section holds: a
 // longer buffer is cut into several sections. It bounds what a section's
 // few header bytes can make a decoder write (lightMaxRaw).
