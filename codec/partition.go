@@ -71,6 +71,8 @@ type Partitioner struct {
 	fast     []bool // column i is pended (fastKind)
 	flat     []bool // column i is scattered column-major (flatKind)
 	rowMajor bool   // some column is not flat
+	gather   bool   // the range's flat columns are gathered (gathers)
+	path     int8   // for tests: 1 always gathers, -1 never, 0 chooses
 	srcs     []*src // column i's batch, read once per Write
 	parts    []partition
 	pends    [][][]pend // column i's pends, partition by partition (pendOf)
@@ -299,13 +301,17 @@ func (pt *Partitioner) scatter(cols []arrow.Array, parts []uint32, first int) er
 		if int(cnt[one]) != len(rng) {
 			one = -1
 		}
+		pt.gather = one < 0 && pt.gathers(len(rng))
+		if pt.rowMajor || pt.gather {
+			pt.sortRows(rng, cnt)
+		}
 		for i, col := range cols {
 			if pt.flat[i] {
 				pt.scatterFlat(i, col.Data(), rng, first+lo, cnt, add, mem, one)
 			}
 		}
 		if pt.rowMajor {
-			pt.byPartition(cols, rng, first+lo, cnt, add, mem)
+			pt.byPartition(cols, first+lo, cnt, add, mem)
 		}
 		for q, c := range cnt {
 			if c == 0 {
@@ -348,40 +354,22 @@ func (pt *Partitioner) tally(parts []uint32, lo int) int {
 }
 
 // byPartition appends the rows of the columns that are not flat to their
-// partitions, partition by partition: cnt[q] of the rows go to q.
-func (pt *Partitioner) byPartition(cols []arrow.Array, parts []uint32, first int, cnt []int32, add, mem []int) {
-	starts := pt.starts[:pt.n+1]
-	starts[0] = 0
+// partitions, partition by partition (the rows sorted by sortRows): cnt[q]
+// of the rows go to q.
+func (pt *Partitioner) byPartition(cols []arrow.Array, first int, cnt []int32, add, mem []int) {
 	for q, c := range cnt {
-		starts[q+1] = starts[q] + c
-	}
-	if cap(pt.idx) < len(parts) {
-		pt.idx = make([]int32, len(parts))
-	}
-	idx := pt.idx[:len(parts)]
-	for i, q := range parts {
-		idx[starts[q]] = int32(first + i)
-		starts[q]++
-	}
-	// starts[q] is now the end of partition q's rows, and the start of
-	// q+1's.
-	for q := range cnt {
-		lo := int32(0)
-		if q > 0 {
-			lo = starts[q-1]
-		}
-		if rows := idx[lo:starts[q]]; len(rows) > 0 {
-			a, m := pt.appendRows(q, cols, rows)
+		if c != 0 {
+			a, m := pt.appendRows(q, cols, pt.rowsOf(q), first)
 			add[q] += a
 			mem[q] += m
 		}
 	}
 }
 
-// appendRows appends the rows rows of the batch's columns cols that are
-// not flat to partition q, and returns the bytes its block grows by and
-// the memory its buffers and pieces grow by.
-func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) (add, mem int) {
+// appendRows appends rows first+rows[j] of the batch's columns cols that
+// are not flat to partition q, and returns the bytes its block grows by
+// and the memory its buffers and pieces grow by.
+func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32, first int) (add, mem int) {
 	for i, col := range cols {
 		if pt.flat[i] {
 			continue
@@ -391,7 +379,7 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) (add,
 		if !pt.fast[i] {
 			pieces := 0
 			pt.part(q)
-			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, &pieces)
+			pa.segs[i] = pt.appendPieces(pa.segs[i], d, rows, first, &pieces)
 			add += pieces
 			mem += pieces
 			pa.pieceMem += pieces
@@ -399,7 +387,7 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) (add,
 		}
 		pd := pt.pendOf(q, i)
 		pos := rows
-		if off := int32(d.Offset()); off != 0 {
+		if off := int32(first + d.Offset()); off != 0 {
 			if cap(pt.shift) < len(rows) {
 				pt.shift = make([]int32, len(rows), 2*len(rows))
 			}
@@ -418,8 +406,8 @@ func (pt *Partitioner) appendRows(q int, cols []arrow.Array, rows []int32) (add,
 // appendPieces appends to ps a piece for each of the rows of d (the
 // general path: each row its own seg, as AppendBatches of the rows one by
 // one would have them), adding their likely bytes to *bytes.
-func (pt *Partitioner) appendPieces(ps []piece, d arrow.ArrayData, rows []int32, bytes *int) []piece {
-	off := d.Offset()
+func (pt *Partitioner) appendPieces(ps []piece, d arrow.ArrayData, rows []int32, first int, bytes *int) []piece {
+	off := d.Offset() + first
 	for _, r := range rows {
 		d.Retain()
 		ps = append(ps, piece{d: d, off: off + int(r), n: 1})

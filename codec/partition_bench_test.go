@@ -149,6 +149,12 @@ var partitionWays = []partitionWay{
 	{"take-codec", takeCodecWay},
 	{"sort-take", sortTakeWay},
 	{"partitioner", partitionerWay},
+	{"scatter", func(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+		return partitionerPath(schema, p, c, false)
+	}},
+	{"gather", func(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+		return partitionerPath(schema, p, c, true)
+	}},
 	{"loop", loopWay},
 	{"loop-all", loopAllWay},
 }
@@ -430,7 +436,17 @@ func sortTakeWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, erro
 	}, end: end}, nil
 }
 
+// partitionerWay is the Partitioner as it is; partitionerPath with its
+// flat columns scattered (gather false) or gathered, whatever P.
 func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, error) {
+	return newPartitionerWay(schema, p, c, nil)
+}
+
+func partitionerPath(schema *arrow.Schema, p int, c codec.Compression, gather bool) (wayRun, error) {
+	return newPartitionerWay(schema, p, c, &gather)
+}
+
+func newPartitionerWay(schema *arrow.Schema, p int, c codec.Compression, gather *bool) (wayRun, error) {
 	rws := make([]*codec.RawWriter, p)
 	for q := range rws {
 		var err error
@@ -441,6 +457,9 @@ func partitionerWay(schema *arrow.Schema, p int, c codec.Compression) (wayRun, e
 	pt, err := codec.NewPartitioner(schema, p, codec.RawWriterSink(rws), codec.WithCompression(c), codec.WithBlockRows(8192))
 	if err != nil {
 		return wayRun{}, err
+	}
+	if gather != nil {
+		codec.SetGather(pt, *gather)
 	}
 	return wayRun{round: func(recs []arrow.RecordBatch, ids [][]uint32) error {
 		for k, bid := range ids {

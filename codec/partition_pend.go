@@ -221,7 +221,7 @@ func (pd *pend) appendRows(s *src, pos []int32, sc *scratch, depth int) int {
 	switch p.kind {
 	case kBool:
 		pd.vals = growBits(pd.vals, pd.n+m)
-		gatherBits(pd.vals, pd.n, s.b1, pos)
+		gatherBits(pd.vals, pd.n, s.b1, 0, pos)
 		added += m / 8
 	case kFixed, kDict:
 		at := len(pd.vals)
@@ -309,7 +309,7 @@ func (pd *pend) appendValidity(s *src, pos []int32) int {
 	} else {
 		pd.valid = growBits(pd.valid, pd.n+m)
 	}
-	ones := gatherBits(pd.valid, pd.n, s.vb, pos)
+	ones := gatherBits(pd.valid, pd.n, s.vb, 0, pos)
 	pd.nulls += m - ones
 	return m / 8
 }
@@ -348,11 +348,13 @@ func copyValues[T int32 | int64](dst, src []byte, o []T, pos []int32, last T, of
 	}
 }
 
-// gatherBits sets bit at+j of dst for each bit pos[j] of src that is set,
-// and returns how many it set; the bits of dst from at on must be clear.
-func gatherBits(dst []byte, at int, src []byte, pos []int32) int {
+// gatherBits sets bit at+j of dst for each bit from+pos[j] of src that is
+// set, and returns how many it set; the bits of dst from at on must be
+// clear.
+func gatherBits(dst []byte, at int, src []byte, from int, pos []int32) int {
 	ones := 0
 	for j, r := range pos {
+		r := from + int(r)
 		b := src[r>>3] >> (r & 7) & 1
 		i := at + j
 		dst[i>>3] |= b << (i & 7)

@@ -157,13 +157,28 @@ func (pt *Partitioner) scatterFlat(i int, d arrow.ArrayData, parts []uint32, fir
 		pt.copyRun(pt.parts[one].live[i], s, at, m, one)
 		return
 	}
+	if pt.gather {
+		pt.gatherFlat(i, s, at, m, cnt, bits)
+	} else {
+		pt.scatterRows(p, s, at, m, parts, bits)
+	}
 	if bits {
-		scatterBits(ss.bits, ss.ones, s.vb, at, parts)
 		for q, c := range cnt {
 			if c != 0 {
 				pt.parts[q].live[i].nulls += int(c - ss.ones[q])
 			}
 		}
+	}
+}
+
+// scatterRows is scatterFlat's second half on the scatter path: it
+// sends rows [at, at+m) of s, row by row, to the cursors scatterFlat set
+// for their partitions parts, and counts the set validity bits of each
+// partition in ss.ones.
+func (pt *Partitioner) scatterRows(p *plan, s *src, at, m int, parts []uint32, bits bool) {
+	ss := &pt.ss
+	if bits {
+		scatterBits(ss.bits, ss.ones, s.vb, at, parts)
 	}
 	switch p.kind {
 	case kBool:

@@ -37,27 +37,24 @@ type rowRef struct{ b, r int }
 func checkPartitioned(t *testing.T, recs []arrow.RecordBatch, p int, ids func(b, r int) uint32, opts ...Option) {
 	t.Helper()
 	schema := recs[0].Schema()
-	pb := make(partBlocks, p)
-	pt, err := NewPartitioner(schema, p, pb.sink, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rows := make([][]rowRef, p)
 	for b, rec := range recs {
-		parts := make([]uint32, rec.NumRows())
-		for r := range parts {
-			parts[r] = ids(b, r)
-			rows[parts[r]] = append(rows[parts[r]], rowRef{b, r})
-		}
-		if err := pt.Write(rec, parts); err != nil {
-			t.Fatalf("Write batch %d: %v", b, err)
+		for r := range int(rec.NumRows()) {
+			q := ids(b, r)
+			rows[q] = append(rows[q], rowRef{b, r})
 		}
 	}
-	if err := pt.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if pt.Held() != 0 {
-		t.Errorf("after Close the Partitioner holds %d bytes", pt.Held())
+	// The flat columns' two paths write the same blocks, whatever P.
+	pb := partitionWith(t, recs, p, ids, 1, opts)
+	for q, blocks := range partitionWith(t, recs, p, ids, -1, opts) {
+		if len(blocks) != len(pb[q]) {
+			t.Fatalf("partition %d: %d blocks gathered, %d scattered", q, len(pb[q]), len(blocks))
+		}
+		for k, block := range blocks {
+			if !bytes.Equal(block, pb[q][k]) {
+				t.Fatalf("partition %d block %d: the gathered and the scattered block differ", q, k)
+			}
+		}
 	}
 	dec, err := NewDecoder(schema)
 	if err != nil {
@@ -123,6 +120,34 @@ func checkPartitioned(t *testing.T, recs []arrow.RecordBatch, p int, ids func(b,
 			}
 		}
 	}
+}
+
+// partitionWith partitions recs with ids, its flat columns gathered (path
+// 1) or scattered (-1), and returns each partition's blocks.
+func partitionWith(t *testing.T, recs []arrow.RecordBatch, p int, ids func(b, r int) uint32, path int8, opts []Option) partBlocks {
+	t.Helper()
+	pb := make(partBlocks, p)
+	pt, err := NewPartitioner(recs[0].Schema(), p, pb.sink, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt.path = path
+	for b, rec := range recs {
+		parts := make([]uint32, rec.NumRows())
+		for r := range parts {
+			parts[r] = ids(b, r)
+		}
+		if err := pt.Write(rec, parts); err != nil {
+			t.Fatalf("Write batch %d: %v", b, err)
+		}
+	}
+	if err := pt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pt.Held() != 0 {
+		t.Errorf("after Close the Partitioner holds %d bytes", pt.Held())
+	}
+	return pb
 }
 
 // takeRows returns, for each column, the rows rows lists (in order) as
