@@ -19,6 +19,7 @@ type Encoder struct {
 	encodings   *freeList[encoding] // the state of AppendBatches calls
 	scratch     *freeList[[]byte]   // aligned room for raw blocks written aside
 	compressor  *compressor         // nil without compression
+	lz4         *compressor         // Light's: LZ4's, which its blocks are compared with
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -52,6 +53,11 @@ func newEncoder(name string, schema *arrow.Schema, opts []Option) (*Encoder, err
 		})}
 	if e.cfg.compression != None {
 		if e.compressor, err = newCompressor(e.cfg.compression, e.cfg.level, e.cfg.minSavings); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if e.cfg.compression == Light {
+		if e.lz4, err = newCompressor(LZ4, 0, e.cfg.minSavings); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -284,30 +290,67 @@ func (e *Encoder) putEncoding(c *encoding) {
 // appendCompressed writes the raw block aside, compresses the sections of
 // its body worth compressing and appends the compressed block to dst, or
 // the raw block if no section was worth it or the result is not smaller.
+// A Light block that LZ4 may store in fewer bytes (lz4MayWin) is also
+// compressed as the LZ4 encoder would, and the smaller kept.
 func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte {
-	sp := e.scratch.get()
-	defer e.scratch.put(sp)
-	cp := e.compressor
-	ss := cp.scratch.get()
-	defer cp.scratch.put(ss)
 	xf := e.cfg.transforms
 	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
 		// A small block of few rows is compressed as MinLZ compresses
 		// it, transposed (section_light.go).
 		xf = defaultTransforms
 	}
+	sp := e.scratch.get()
+	defer e.scratch.put(sp)
+	cp, ss := e.compressor, e.compressor.scratch.get()
+	defer cp.scratch.put(ss)
+	raw, stored := e.compressBlock(cp, ss, sp, c, k, rows, xf)
+	kind := e.cfg.compression
+	if cp.kind == Light && stored >= 0 && lz4MayWin(ss.secs, stored) {
+		lp, ls := e.lz4, e.lz4.scratch.get()
+		defer lp.scratch.put(ls)
+		lsp := e.scratch.get()
+		defer e.scratch.put(lsp)
+		if lraw, lstored := e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms); lstored >= 0 && lstored < stored {
+			raw, stored, ss, xf, kind = lraw, lstored, ls, defaultTransforms, LZ4
+		}
+	}
+	if stored < 0 || stored >= len(raw)-headerSize {
+		if xf != 0 {
+			c.w.init(*sp, 0)
+			raw = e.writeBlock(c, k, rows)
+		}
+		return append(dst, raw...)
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, headerSize+stored)[:start+headerSize+stored]
+	h := header{compression: kind, flags: xf, fingerprint: e.fingerprint, rows: rows,
+		stored: stored, raw: len(raw) - headerSize}
+	h.put(dst[start:])
+	cw := newWriter(dst, start)
+	cw.pos = headerSize
+	putSections(&cw, ss.secs, raw[headerSize:])
+	if cw.grew || cw.pos != headerSize+stored {
+		panic(fmt.Sprintf("arrowpack: compressed block of %d bytes, written %d", headerSize+stored, cw.pos))
+	}
+	return dst
+}
+
+// compressBlock writes the raw block with transforms xf into the room sp
+// lends (and keeps), plans its sections with cp and compresses them into
+// ss, and returns the raw block and the compressed body's size (-1 if no
+// section is compressed).
+func (e *Encoder) compressBlock(cp *compressor, ss *sectionScratch, sp *[]byte, c *encoding, k, rows int, xf flags) (raw []byte, stored int) {
 	ss.xf = xf
 	w := &c.w
 	w.init(*sp, 0)
 	w.xf, w.marking, w.marks, w.hints = xf, true, ss.marks[:0], ss.hints[:0]
-	raw := e.writeBlock(c, k, rows)
+	raw = e.writeBlock(c, k, rows)
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
 	ss.hints, c.w.hints = c.w.hints, nil
-	size := len(raw)
 	body := raw[headerSize:]
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)
-	stored := -1
+	stored = -1
 	for _, s := range ss.secs {
 		if s.codec != None {
 			ss.out, stored = cp.compressSections(ss.secs, body, ss.out, e.cfg.concurrency)
@@ -317,25 +360,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 			break
 		}
 	}
-	if stored < 0 || stored >= len(body) {
-		if xf != 0 {
-			c.w.init(*sp, 0)
-			raw = e.writeBlock(c, k, rows)
-		}
-		return append(dst, raw...)
-	}
-	start := len(dst)
-	dst = slices.Grow(dst, headerSize+stored)[:start+headerSize+stored]
-	h := header{compression: e.cfg.compression, flags: xf, fingerprint: e.fingerprint, rows: rows,
-		stored: stored, raw: size - headerSize}
-	h.put(dst[start:])
-	cw := newWriter(dst, start)
-	cw.pos = headerSize
-	putSections(&cw, ss.secs, body)
-	if cw.grew || cw.pos != headerSize+stored {
-		panic(fmt.Sprintf("arrowpack: compressed block of %d bytes, written %d", headerSize+stored, cw.pos))
-	}
-	return dst
+	return raw, stored
 }
 
 // writeBlock writes with c.w, which the caller sets up, in one pass, the

@@ -173,3 +173,27 @@ func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
 	ss.secs = out
 	return stored
 }
+
+// lz4MayWin reports whether LZ4 may store a Light block, whose sections
+// secs take stored bytes, in fewer bytes, and so is worth compressing
+// with LZ4 too: when at least lz4Share of the bytes are in sections LZ4 or
+// byte planes hold, or raw. Each lightweight section already takes no
+// more than LZ4 would (notOverLZ4), so LZ4 can win only by matches across
+// the buffers Light compresses apart (alltypes_tiny_pages: columns of
+// equal values), which the LZ4 and raw sections hold.
+func lz4MayWin(secs []section, stored int) bool {
+	like := 0
+	for _, s := range secs {
+		switch s.codec {
+		case None:
+			like += s.n
+		case LZ4, codecPlanes:
+			like += len(s.z)
+		}
+	}
+	return float64(like) >= lz4Share*float64(stored)
+}
+
+// lz4Share is the share of a Light block's bytes that LZ4 must be able to
+// match across buffers for lz4MayWin to try it.
+const lz4Share = 0.5
