@@ -74,15 +74,20 @@ func (pt *Partitioner) gatherFlat(i int, s *src, at, m int, cnt []int32, bits bo
 		case kFixed, kDict:
 			gatherFixed(unsafe.Slice((*byte)(ss.next[q]), n*p.width), s.b1[at*p.width:(at+m)*p.width], rows, p.width)
 		case kBinary:
-			d, o := ss.vals[q], ss.offs[q]
-			copyValues(unsafe.Slice((*byte)(unsafe.Add(d.base, d.at)), int(ss.total[q])+wordSlack), s.b2,
-				view[int32](s.b1)[at:at+m+1], rows, int32(d.at), unsafe.Slice((*int32)(unsafe.Add(o.base, 4*o.at)), n))
+			gatherValues(ss.vals[q], ss.offs[q], int(ss.total[q]), s.b2, view[int32](s.b1)[at:at+m+1], rows)
 		case kLargeBinary:
-			d, o := ss.vals[q], ss.offs[q]
-			copyValues(unsafe.Slice((*byte)(unsafe.Add(d.base, d.at)), int(ss.total[q])+wordSlack), s.b2,
-				view[int64](s.b1)[at:at+m+1], rows, int64(d.at), unsafe.Slice((*int64)(unsafe.Add(o.base, 8*o.at)), n))
+			gatherValues(ss.vals[q], ss.offs[q], int(ss.total[q]), s.b2, view[int64](s.b1)[at:at+m+1], rows)
 		}
 	}
+}
+
+// gatherValues writes the values rows of the binary array of offsets o
+// and data src, total bytes in all, at data cursor d and their end
+// offsets at offsets cursor k.
+func gatherValues[T int32 | int64](d, k cursor, total int, src []byte, o []T, rows []int32) {
+	var w T
+	copyValues(unsafe.Slice((*byte)(unsafe.Add(d.base, d.at)), total+wordSlack), src, o, rows, T(d.at),
+		unsafe.Slice((*T)(unsafe.Add(k.base, int(unsafe.Sizeof(w))*k.at)), len(rows)))
 }
 
 // bytes returns the bytes of bit cursor c's buffer up to n bits past c.
