@@ -40,13 +40,16 @@ type fsstTable struct {
 	slen [fsstMaxSymbols]uint8
 	// long holds the symbols of 3 to 8 bytes, by a hash of their first 3
 	// bytes (one per bucket: training drops a symbol whose bucket is
-	// taken). An entry's len is 0 when the bucket is empty.
+	// taken). An empty bucket has len 0 and sym fsstNoSym, which no
+	// input matches.
 	long [1 << fsstHashBits]fsstEntry
 	// short maps the next 2 bytes to the code of the 2-byte symbol of
 	// them, else of the 1-byte symbol of the first, else the escape, and
-	// the bytes it covers (code | len<<8).
+	// the bytes it covers: code | len<<8, and 1<<12 for the escape, whose
+	// byte follows it (fsstEscaped).
 	short [1 << 16]uint16
-	// single maps a byte to its 1-byte symbol's code, or the escape.
+	// single maps a byte to its 1-byte symbol's code, or the escape, as
+	// short does.
 	single [256]uint16
 	// ratio is the codes' size over the raw size on the training sample;
 	// size the bytes the table takes in a section.
@@ -55,13 +58,21 @@ type fsstTable struct {
 }
 
 type fsstEntry struct {
-	sym  uint64
-	code uint8
-	len  uint8
+	sym uint64
+	cl  uint16 // code | len<<8, as short holds them
+	len uint8
 }
 
-// fsstMask[l] keeps the low l bytes of a word.
-var fsstMask = func() (m [9]uint64) {
+// fsstNoSym is the symbol of an empty bucket of long: with its len 0 the
+// input is masked to 0, which never equals it.
+const fsstNoSym = ^uint64(0)
+
+// fsstEscaped is a lookup entry that escapes one byte.
+const fsstEscaped = fsstEscape | 1<<8 | 1<<12
+
+// fsstMask[l] keeps the low l bytes of a word (256 entries, so that a
+// byte indexes it without a bounds check).
+var fsstMask = func() (m [256]uint64) {
 	for l := 1; l <= 8; l++ {
 		m[l] = ^uint64(0) >> (64 - 8*l)
 	}
@@ -81,7 +92,7 @@ func (t *fsstTable) add(sym uint64, l int) bool {
 	code := uint16(t.n)
 	switch {
 	case l == 1:
-		if t.single[sym&0xff] != fsstEscape|1<<8 {
+		if t.single[sym&0xff] != fsstEscaped {
 			return false
 		}
 		t.single[sym&0xff] = code | 1<<8
@@ -95,7 +106,7 @@ func (t *fsstTable) add(sym uint64, l int) bool {
 		if e.len != 0 {
 			return false
 		}
-		*e = fsstEntry{sym: sym, code: uint8(code), len: uint8(l)}
+		*e = fsstEntry{sym: sym, cl: code | uint16(l)<<8, len: uint8(l)}
 	}
 	t.sym[t.n], t.slen[t.n] = sym, uint8(l)
 	t.n++
@@ -105,12 +116,14 @@ func (t *fsstTable) add(sym uint64, l int) bool {
 // reset empties t: every byte escapes.
 func (t *fsstTable) reset() {
 	t.n = 0
-	clear(t.long[:])
+	for i := range t.long {
+		t.long[i] = fsstEntry{sym: fsstNoSym}
+	}
 	for i := range t.single {
-		t.single[i] = fsstEscape | 1<<8
+		t.single[i] = fsstEscaped
 	}
 	for i := range t.short {
-		t.short[i] = fsstEscape | 1<<8
+		t.short[i] = fsstEscaped
 	}
 }
 
@@ -129,13 +142,13 @@ func (t *fsstTable) finish() {
 // and the bytes it covers; left is how many bytes of input there are.
 func (t *fsstTable) next(w uint64, left int) (code uint8, l int) {
 	if e := &t.long[fsstHash(w)]; e.len != 0 && int(e.len) <= left && w&fsstMask[e.len] == e.sym {
-		return e.code, int(e.len)
+		return uint8(e.cl), int(e.len)
 	}
 	s := t.short[w&0xffff]
 	if s>>8 == 2 && left < 2 {
 		s = t.single[w&0xff]
 	}
-	return uint8(s), int(s >> 8)
+	return uint8(s), int(s >> 8 & 15)
 }
 
 // encode appends the codes of src to dst, which must have room for
@@ -143,11 +156,65 @@ func (t *fsstTable) next(w uint64, left int) (code uint8, l int) {
 func (t *fsstTable) encode(dst, src []byte) []byte {
 	o := len(dst)
 	dst = dst[:cap(dst)]
+	if len(src) < fsstLaneMin {
+		return dst[:t.encodeRun(dst, o, src)]
+	}
+	return dst[:t.encodeLanes(dst, o, src)]
+}
+
+// fsstLaneMin is the fewest bytes encode splits into lanes.
+const fsstLaneMin = 4 << 10
+
+// encodeLanes codes src as four parts, one after another, into dst from
+// o, and returns the end of the codes. A greedy parse is one chain of
+// dependent loads (a code's length says where the next starts), about 30
+// cycles a code; the parts' chains interleave. Each part's step has no
+// branch on the data (a long symbol's hit selects it by a mask; the
+// escaped byte is written always and kept only after an escape), since a
+// mispredicted branch would stall all four. Lane j writes from o+2*start
+// (codes take at most 2 bytes a byte), and the parts are then moved
+// together. The codes differ from one part's only where a part ends: a
+// valid parse too.
+func (t *fsstTable) encodeLanes(dst []byte, o int, src []byte) int {
+	q := len(src) / 4
+	e0, e1, e2, e3 := q, 2*q, 3*q, len(src)
+	i0, i1, i2, i3 := 0, e0, e1, e2
+	o0, o1, o2, o3 := o, o+2*e0, o+2*e1, o+2*e2
+	for i0+8 <= e0 && i1+8 <= e1 && i2+8 <= e2 && i3+8 <= e3 {
+		w0, w1 := binary.LittleEndian.Uint64(src[i0:]), binary.LittleEndian.Uint64(src[i1:])
+		w2, w3 := binary.LittleEndian.Uint64(src[i2:]), binary.LittleEndian.Uint64(src[i3:])
+		v0, v1, v2, v3 := t.lookup(w0), t.lookup(w1), t.lookup(w2), t.lookup(w3)
+		dst[o0+1], dst[o1+1], dst[o2+1], dst[o3+1] = byte(w0), byte(w1), byte(w2), byte(w3)
+		dst[o0], dst[o1], dst[o2], dst[o3] = byte(v0), byte(v1), byte(v2), byte(v3)
+		o0, o1, o2, o3 = o0+1+int(v0>>12), o1+1+int(v1>>12), o2+1+int(v2>>12), o3+1+int(v3>>12)
+		i0, i1, i2, i3 = i0+int(v0>>8&15), i1+int(v1>>8&15), i2+int(v2>>8&15), i3+int(v3>>8&15)
+	}
+	end := t.encodeRun(dst, o0, src[i0:e0])
+	end += copy(dst[end:], dst[o+2*e0:t.encodeRun(dst, o1, src[i1:e1])])
+	end += copy(dst[end:], dst[o+2*e1:t.encodeRun(dst, o2, src[i2:e2])])
+	end += copy(dst[end:], dst[o+2*e2:t.encodeRun(dst, o3, src[i3:e3])])
+	return end
+}
+
+// lookup returns the lookup entry (code | len<<8, and 1<<12 for an
+// escape) of the longest symbol at the start of w, 8 bytes of input,
+// without a branch on the data: the long symbol's entry is selected by a
+// mask when it matches.
+func (t *fsstTable) lookup(w uint64) uint {
+	v := uint(t.short[w&0xffff])
+	e := &t.long[fsstHash(w)]
+	miss := w&fsstMask[e.len] ^ e.sym
+	return v ^ (v^uint(e.cl))&(uint((miss|-miss)>>63)-1)
+}
+
+// encodeRun codes src into dst from o, one code after another, and returns
+// the end of the codes. Its branches predict well enough on one chain.
+func (t *fsstTable) encodeRun(dst []byte, o int, src []byte) int {
 	i := 0
 	for ; i+8 <= len(src); i++ {
 		w := binary.LittleEndian.Uint64(src[i:])
 		if e := &t.long[fsstHash(w)]; e.len != 0 && w&fsstMask[e.len] == e.sym {
-			dst[o] = e.code
+			dst[o] = uint8(e.cl)
 			o++
 			i += int(e.len) - 1
 			continue
@@ -159,7 +226,7 @@ func (t *fsstTable) encode(dst, src []byte) []byte {
 			dst[o] = byte(w)
 			o++
 		}
-		i += int(s>>8) - 1
+		i += int(s>>8&15) - 1
 	}
 	var last [16]byte
 	for i < len(src) {
@@ -174,7 +241,7 @@ func (t *fsstTable) encode(dst, src []byte) []byte {
 		}
 		i += l
 	}
-	return dst[:o]
+	return o
 }
 
 // fsstTrainer holds the counts training needs, kept for reuse.
