@@ -243,6 +243,7 @@ var sectionDecoders = [maxCodec + 1]func(raw, src []byte) error{
 	codecRLE:     decodeRLE,
 	codecDict:    decodeIntDict,
 	codecStrDict: decodeStrDict,
+	codecFront:   decodeFront,
 }
 
 // decompressBody fills raw, exactly, with src stored with codec c. raw's

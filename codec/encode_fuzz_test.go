@@ -275,10 +275,22 @@ func (b *arrayBuilder) varData(m int, utf bool, large bool) ([]int64, []byte) {
 	data = append(data, b.c.bytes(b.c.intn(3))...)
 	offs[0] = int64(len(data))
 	pool := m >= minLightRows && b.c.oneIn(2)
+	shared := m >= minLightRows && !pool && b.c.oneIn(2)
 	for i := range m {
 		if pool {
 			// Few distinct strings: Light's string dictionary.
 			data = append(data, fuzzWords[b.c.intn(len(fuzzWords))]...)
+			offs[i+1] = int64(len(data))
+			continue
+		}
+		if shared {
+			// Strings that share a prefix with the one before, as
+			// sorted keys do: Light's front-coded sections.
+			prev := data[offs[max(i-1, 0)]:offs[i]]
+			data = append(data, prev[:min(b.c.intn(len(prev)+1), 16)]...)
+			for range 1 + b.c.intn(3) {
+				data = append(data, 'a'+byte(b.c.intn(26)))
+			}
 			offs[i+1] = int64(len(data))
 			continue
 		}

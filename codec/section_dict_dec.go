@@ -108,20 +108,8 @@ func decodeStrDict(raw, src []byte) error {
 	if err := decodePart(dlens, lp, w); err != nil {
 		return err
 	}
-	switch dc {
-	case None:
-		if d != m {
-			return corruptf("string dictionary of %d bytes stored raw in %d", m, d)
-		}
-		copy(data, dp)
-	case LZ4:
-		if got, err := lz4.UncompressBlock(dp, data); err != nil || uint64(got) != m {
-			return corruptf("string dictionary's LZ4 data decodes to %d of its %d bytes (%v)", got, m, err)
-		}
-	case codecFSST:
-		if err := decodeFSST(data, dp); err != nil {
-			return err
-		}
+	if err := decodeStrData(data, dp, dc, "string dictionary's data"); err != nil {
+		return err
 	}
 	offs := make([]uint32, k+1) // m < 2^32
 	for i := range k {
@@ -172,6 +160,26 @@ func decodeStrDict(raw, src []byte) error {
 		o += l
 	}
 	copy(out[o:], tail)
+	return nil
+}
+
+// decodeStrData fills data, exactly, from the data part dp of a string
+// section (what names it), stored with codec dc (checked to be raw, LZ4
+// or FSST).
+func decodeStrData(data, dp []byte, dc Compression, what string) error {
+	switch dc {
+	case None:
+		if len(dp) != len(data) {
+			return corruptf("%s of %d bytes stored raw in %d", what, len(data), len(dp))
+		}
+		copy(data, dp)
+	case LZ4:
+		if got, err := lz4.UncompressBlock(dp, data); err != nil || got != len(data) {
+			return corruptf("%s: LZ4 data decodes to %d of %d bytes (%v)", what, got, len(data), err)
+		}
+	case codecFSST:
+		return decodeFSST(data, dp)
+	}
 	return nil
 }
 

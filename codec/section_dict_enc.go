@@ -302,14 +302,39 @@ func strDictBound(w, n, gap, k, m, tail int) int {
 	return strDictHeader + gap + partBound(k, w) + max(fsstBound(m, 0), lz4.CompressBlockBound(m)) + partBound(n, 4) + tail
 }
 
+// strData is what a string section's data part is written with: the
+// column's FSST table (or nil), an LZ4 compressor and room for its block.
+type strData struct {
+	fsst *fsstTable
+	st   *lz4State
+	alt  []byte // room for the LZ4 block of the data
+}
+
+// encode writes data into dst (of the larger of fsstBound and LZ4's bound
+// bytes) as the smallest of raw, LZ4 and FSST with d.fsst, if any, and
+// returns its codec and the bytes written.
+func (d strData) encode(dst, data []byte) (Compression, int) {
+	codec, dz := None, data
+	if d.fsst != nil {
+		if z := encodeFSST(dst, data, len(data), d.fsst); len(z) < len(dz) {
+			codec, dz = codecFSST, z
+		}
+	}
+	if k := lz4Block(d.st, d.alt, data); k > 0 && k < len(dz) {
+		codec, dz = LZ4, d.alt[:k]
+	}
+	if codec != codecFSST {
+		copy(dst, dz)
+	}
+	return codec, len(dz)
+}
+
 // strDictParts is what encodeStrDict writes the dictionary data with.
 type strDictParts struct {
-	lens  []byte     // the k lengths of w bytes
-	codes []uint32   // the n codes
-	data  []byte     // the dictionary's data
-	fsst  *fsstTable // the column's FSST table, or nil
-	st    *lz4State  // an LZ4 compressor for the data
-	alt   []byte     // room for the LZ4 block of the data
+	lens  []byte   // the k lengths of w bytes
+	codes []uint32 // the n codes
+	data  []byte   // the dictionary's data
+	strData
 }
 
 // encodeStrDict writes into dst (of strDictBound bytes) the string
@@ -322,19 +347,8 @@ func encodeStrDict(dst []byte, p strPiece, tail []byte, d strDictParts, scratch 
 	l, scratch := encodePart(dst[o:], d.lens, p.w, scratch)
 	o += l
 	m := len(d.data)
-	codec, dz := None, d.data
-	if d.fsst != nil {
-		if z := encodeFSST(dst[o:], d.data, m, d.fsst); len(z) < len(dz) {
-			codec, dz = codecFSST, z
-		}
-	}
-	if k := lz4Block(d.st, d.alt, d.data); k > 0 && k < len(dz) {
-		codec, dz = LZ4, d.alt[:k]
-	}
-	if codec != codecFSST {
-		copy(dst[o:], dz)
-	}
-	o += len(dz)
+	codec, dz := d.encode(dst[o:], d.data)
+	o += dz
 	c, scratch := encodePart(dst[o:], asBytes(d.codes), 4, scratch)
 	o += c
 	dst[0], dst[1], dst[2], dst[3] = byte(p.w), byte(len(p.gap)), byte(codec), 0
@@ -342,7 +356,7 @@ func encodeStrDict(dst []byte, p strPiece, tail []byte, d strDictParts, scratch 
 	binary.LittleEndian.PutUint32(dst[8:], uint32(len(d.lens)/p.w))
 	binary.LittleEndian.PutUint32(dst[12:], uint32(l))
 	binary.LittleEndian.PutUint32(dst[16:], uint32(m))
-	binary.LittleEndian.PutUint32(dst[20:], uint32(len(dz)))
+	binary.LittleEndian.PutUint32(dst[20:], uint32(dz))
 	binary.LittleEndian.PutUint32(dst[24:], uint32(c))
 	o += copy(dst[o:], tail)
 	return dst[:o], scratch

@@ -73,11 +73,11 @@ func parseHuff(r uint64, src []byte) (huffSection, error) {
 }
 
 // huffInnerOK reports whether a Huffman section may hold a section of codec
-// c: any known codec but zstd (which entropy-codes already), Huffman and
-// the string dictionary (whose raw bytes its stored ones do not bound as
-// the Huffman section's bound assumes).
+// c: any known codec but zstd (which entropy-codes already), Huffman, the
+// string dictionary and front-coded strings (whose raw bytes their stored
+// ones do not bound as the Huffman section's bound assumes).
 func huffInnerOK(c Compression) bool {
-	return c <= maxCodec && c != Zstd && c != codecHuff && c != codecStrDict
+	return c <= maxCodec && c != Zstd && c != codecHuff && c != codecStrDict && c != codecFront
 }
 
 // checkHuff checks, before anything is allocated for it, that a Huffman

@@ -16,7 +16,8 @@ const (
 	codecRLE     Compression = 9  // run-length: run values and run ends, each bit-packed
 	codecDict    Compression = 10 // integers as a dictionary and bit-packed codes
 	codecStrDict Compression = 11 // a string column's lengths and data as a dictionary and codes
-	maxCodec                 = codecStrDict
+	codecFront   Compression = 12 // a string column's lengths and data as shared prefixes and suffixes
+	maxCodec                 = codecFront
 )
 
 // lightweight reports whether c is a lightweight section codec, which
@@ -39,7 +40,8 @@ const lightMaxValues = 1 << 20
 // (a code takes at least a bit) and <= huff0.BlockSizeMax bytes of its
 // inner section (checkHuff checks the inner codec's own bound); run-length
 // and integer dictionaries as bit-packing (at most lightMaxValues values
-// of 8 bytes and the tail), a string dictionary strDictMaxRaw and its tail.
+// of 8 bytes and the tail), a string dictionary or front-coded strings
+// strDictMaxRaw and its tail.
 func lightMaxRaw(c Compression, s int) uint64 {
 	switch c {
 	case codecHuff:
@@ -47,7 +49,7 @@ func lightMaxRaw(c Compression, s int) uint64 {
 		return max(256*m, 16*lightMaxValues+m)
 	case codecBitpack, codecRLE, codecDict:
 		return 16*lightMaxValues + uint64(s)
-	case codecStrDict:
+	case codecStrDict, codecFront:
 		return strDictMaxRaw + uint64(s)
 	case codecALP:
 		return 8*lightMaxValues + uint64(s)
@@ -197,10 +199,10 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 	return secs
 }
 
-// strDictAt returns the string dictionary section of the string column
-// whose lengths buffer starts at mark i, followed by its text, if
-// chooseStrDict finds it pays: only with lengths (flagLengths), as a
-// string dictionary section writes them.
+// strDictAt returns the string dictionary or front-coded section of the
+// string column whose lengths buffer starts at mark i, followed by its
+// text, if chooseStrDict or else chooseFront finds it pays: only with
+// lengths (flagLengths), as those sections write them.
 func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section, bool) {
 	h := ss.hints[i]
 	if h.kind != hInt || ss.xf&flagLengths == 0 || i+1 >= len(ss.marks) {
@@ -211,6 +213,9 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 		return section{}, false
 	}
 	s, ok := c.chooseStrDict(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	if !ok {
+		s, ok = c.chooseFront(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	}
 	if ok {
 		ss.keepRep(&s)
 	}
@@ -327,6 +332,8 @@ func lightBound(s section) int {
 	case codecStrDict:
 		w := int(s.hint.width)
 		return strDictBound(w, s.hint.n/w-1, s.rep.gap, s.rep.k, s.rep.m, tail)
+	case codecFront:
+		return frontBound(s.hint.n/int(s.hint.width)-1, s.rep.gap, s.rep.m, tail)
 	}
 	return lz4.CompressBlockBound(s.n)
 }
@@ -358,6 +365,8 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 		return z
 	case codecStrDict:
 		return c.encodeStrDictSection(st, ls, dst, src, s)
+	case codecFront:
+		return c.encodeFrontSection(st, ls, dst, src, s)
 	case codecFSST:
 		z := encodeFSST(dst, src, s.hint.n, s.fsst)
 		if s.hint.n > 0 {
@@ -386,6 +395,7 @@ type repScratch struct {
 	codes []uint32
 	vals  []byte
 	words []uint64 // the bit-packing choices' room
+	front frontCode
 }
 
 // rleSampleRuns is the most runs, as a share of the values, a window of
@@ -447,11 +457,10 @@ func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best
 func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	rs := ss.nextRep()
 	w := int(h.width)
-	if w != 4 && w != 8 || gap > 255 || h.n+gap+text > strDictMaxRaw {
+	p, ok := strPieceAt(body, at, h, gap, text)
+	if !ok {
 		return section{}, false
 	}
-	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
-	p.data = body[at+h.n+gap : at+h.n+gap+text]
 	ratio := c.column(h.col).fsst.ratioNow()
 	k, ok := strDictMayPay(&rs.dict, p, ratio)
 	if !ok {
@@ -493,6 +502,20 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bu
 	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz}}, true
 }
 
+// strPieceAt is the string column whose lengths buffer (hint h) starts at
+// body[at:], followed after gap bytes by its text of text bytes, if a
+// string dictionary or front-coded section can hold it: lengths of 4 or
+// 8 bytes, a gap under 256 bytes and at most strDictMaxRaw bytes.
+func strPieceAt(body []byte, at int, h bufHint, gap, text int) (strPiece, bool) {
+	w := int(h.width)
+	if w != 4 && w != 8 || gap > 255 || h.n+gap+text > strDictMaxRaw {
+		return strPiece{}, false
+	}
+	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
+	p.data = body[at+h.n+gap : at+h.n+gap+text]
+	return p, true
+}
+
 // strPieceOf is the string column a string dictionary section s of raw
 // bytes src holds.
 func strPieceOf(src []byte, s section) strPiece {
@@ -508,16 +531,24 @@ func strPieceOf(src []byte, s section) strPiece {
 func (c *compressor) encodeStrDictSection(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
 	p := strPieceOf(src, s)
 	rs := s.rs
-	if n := lz4.CompressBlockBound(s.rep.m); cap(ls.dalt) < n {
-		ls.dalt = make([]byte, n)
-	}
-	d := strDictParts{lens: rs.vals, codes: rs.codes, data: rs.dict.strs, st: st, alt: ls.dalt[:cap(ls.dalt)]}
-	if s.rep.m >= minLight {
-		d.fsst = c.column(s.hint.col).fsst.tableFor(rs.dict.strs)
-	}
+	d := strDictParts{lens: rs.vals, codes: rs.codes, data: rs.dict.strs, strData: c.strDataFor(st, ls, s, rs.dict.strs)}
 	z, words := encodeStrDict(dst, p, src[len(p.lens)+len(p.gap)+len(p.data):], d, ls.words)
 	ls.words = words
 	return z
+}
+
+// strDataFor is what the data of the string section s, data, is written
+// with: the column's FSST table for data of at least minLight bytes, st
+// and room in ls for its LZ4 block.
+func (c *compressor) strDataFor(st *lz4State, ls *lightScratch, s section, data []byte) strData {
+	if n := lz4.CompressBlockBound(len(data)); cap(ls.dalt) < n {
+		ls.dalt = make([]byte, n)
+	}
+	d := strData{st: st, alt: ls.dalt[:cap(ls.dalt)]}
+	if len(data) >= minLight {
+		d.fsst = c.column(s.hint.col).fsst.tableFor(data)
+	}
+	return d
 }
 
 // nextRep returns the room the next run-length or dictionary trial uses.

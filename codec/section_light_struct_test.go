@@ -56,7 +56,7 @@ func (b *blockBuilder) huffChunk(part []byte) (Compression, []byte) {
 	default:
 		inner, z = b.lightChunk(part)
 	}
-	if inner == codecHuff || inner == codecStrDict {
+	if !huffInnerOK(inner) {
 		return inner, z
 	}
 	streams := []int{1, 4}[b.c.intn(2)]
@@ -306,7 +306,11 @@ func (b *blockBuilder) repChunk(part []byte) (Compression, []byte, bool) {
 	vals := part[:n*w]
 	switch b.c.intn(3) {
 	case 0:
-		if c, z, ok := b.strDictChunk(part, w); ok {
+		chunk := b.strDictChunk
+		if b.c.oneIn(2) {
+			chunk = b.frontChunk
+		}
+		if c, z, ok := chunk(part, w); ok {
 			return c, z, true
 		}
 		fallthrough
@@ -373,16 +377,15 @@ func (b *blockBuilder) repChunk(part []byte) (Compression, []byte, bool) {
 	return codecRLE, rleSection(part, n, w, r), true
 }
 
-// strDictChunk returns part as a string dictionary section when it starts
-// with a lengths buffer of lengths of w bytes (a 0, then lengths whose
-// strings fit part after a gap of 0 to 15 bytes) of at least 2 distinct
-// strings, possibly hostile.
-func (b *blockBuilder) strDictChunk(part []byte, w int) (Compression, []byte, bool) {
+// strPieceIn reads part as a string column's piece, if it can be one: a
+// 0 and the most lengths of w bytes whose data fits after them and a gap
+// drawn from b, at least 2 strings; it returns the piece and where its
+// data ends (the tail follows).
+func (b *blockBuilder) strPieceIn(part []byte, w int) (strPiece, int, bool) {
 	if len(part) < 3*w || intAt(part, 0, w) != 0 {
-		return 0, nil, false
+		return strPiece{}, 0, false
 	}
 	g := b.c.intn(16)
-	// The most strings whose lengths and data fit.
 	n, sum := 0, uint64(0)
 	for (n+2)*w+g <= len(part) {
 		l := intAt(part, n+1, w)
@@ -392,10 +395,58 @@ func (b *blockBuilder) strDictChunk(part []byte, w int) (Compression, []byte, bo
 		n, sum = n+1, sum+l
 	}
 	if n < 2 {
-		return 0, nil, false
+		return strPiece{}, 0, false
 	}
 	at := (n+1)*w + g
-	p := strPiece{w: w, n: n, lens: part[:(n+1)*w], gap: part[(n+1)*w : at], data: part[at : at+int(sum)]}
+	return strPiece{w: w, n: n, lens: part[:(n+1)*w], gap: part[(n+1)*w : at], data: part[at : at+int(sum)]}, at + int(sum), true
+}
+
+// frontChunk returns part as a front-coded string section, possibly
+// hostile, if part can be read as a string column's piece.
+func (b *blockBuilder) frontChunk(part []byte, w int) (Compression, []byte, bool) {
+	p, end, ok := b.strPieceIn(part, w)
+	if !ok {
+		return 0, nil, false
+	}
+	var f frontCode
+	frontOf(&f, p)
+	switch b.c.hostile(4) {
+	case 0:
+		if i := b.c.intn(p.n); f.suf[i] > 0 {
+			b.markBad("front-coded string %d sharing a byte more than the string before", i)
+			prev := uint32(0)
+			if i > 0 {
+				prev = f.pre[i-1] + f.suf[i-1]
+			}
+			f.pre[i], f.suf[i] = prev+1, f.pre[i]+f.suf[i]-prev-1
+		}
+	case 1:
+		b.markBad("front-coded suffix lengths one past the suffixes")
+		f.suf[b.c.intn(p.n)]++
+	case 2:
+		z := frontSection(p, part[end:], &f, b.c.oneIn(2))
+		b.markBad("front-coded suffix codec 2")
+		z[2] = 2
+		return codecFront, z, true
+	case 3:
+		z := frontSection(p, part[end:], &f, b.c.oneIn(2))
+		b.markBad("front-coded suffixes one byte longer")
+		binary.LittleEndian.PutUint32(z[16:], binary.LittleEndian.Uint32(z[16:])+1)
+		return codecFront, z, true
+	}
+	return codecFront, frontSection(p, part[end:], &f, b.c.oneIn(2)), true
+}
+
+// strDictChunk returns part as a string dictionary section when it starts
+// with a lengths buffer of lengths of w bytes (a 0, then lengths whose
+// strings fit part after a gap of 0 to 15 bytes) of at least 2 distinct
+// strings, possibly hostile.
+func (b *blockBuilder) strDictChunk(part []byte, w int) (Compression, []byte, bool) {
+	p, end, ok := b.strPieceIn(part, w)
+	if !ok {
+		return 0, nil, false
+	}
+	n, at, sum := p.n, end-len(p.data), len(p.data)
 	var t dictTable
 	t.reset(n)
 	codes := make([]uint32, n)

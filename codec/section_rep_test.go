@@ -86,7 +86,7 @@ func intDictSection(raw []byte, n, w int, vals []byte, codes []uint32) []byte {
 // the dictionary's lengths, data and codes as given, its data as FSST
 // (with a table trained on it) or else as the smaller of raw and LZ4.
 func strDictSection(p strPiece, tail, lens, data []byte, codes []uint32, fsst bool) []byte {
-	d := strDictParts{lens: lens, codes: codes, data: data, st: &lz4State{fast: new(lz4.Compressor)}}
+	d := strDictParts{lens: lens, codes: codes, data: data, strData: strData{st: &lz4State{fast: new(lz4.Compressor)}}}
 	d.alt = make([]byte, lz4.CompressBlockBound(len(data)))
 	if fsst {
 		d.fsst = trainFSST(data)
@@ -135,6 +135,20 @@ func strRaw() ([]byte, strPiece, []byte) {
 	return raw, p, raw[len(raw)-len(tail):]
 }
 
+// set32 returns a copy of b with the uint32 at at set to v.
+func set32(b []byte, at int, v uint32) []byte {
+	b = cloneBytes(b)
+	binary.LittleEndian.PutUint32(b[at:], v)
+	return b
+}
+
+// set8 returns a copy of b with the byte at at set to v.
+func set8(b []byte, at int, v byte) []byte {
+	b = cloneBytes(b)
+	b[at] = v
+	return b
+}
+
 // hostileCase is a section a decoder must refuse.
 type hostileCase struct {
 	name  string
@@ -155,16 +169,6 @@ func repHostileCases(t *testing.T) []hostileCase {
 	}
 	addGood := func(name string, c Compression, raw, src []byte) {
 		cs = append(cs, hostileCase{name: "good " + name, codec: c, r: len(raw), src: src, want: raw})
-	}
-	set32 := func(b []byte, at int, v uint32) []byte {
-		b = cloneBytes(b)
-		binary.LittleEndian.PutUint32(b[at:], v)
-		return b
-	}
-	set8 := func(b []byte, at int, v byte) []byte {
-		b = cloneBytes(b)
-		b[at] = v
-		return b
 	}
 	for _, w := range []int{4, 8} {
 		raw := repRaw(w)
@@ -264,8 +268,15 @@ func repHostileCases(t *testing.T) []hostileCase {
 // ErrCorrupt, without writing a byte of raw (nor panicking), and that
 // checkSection allows no section more raw bytes than lightMaxRaw says.
 func TestRepeatSectionsHostile(t *testing.T) {
+	checkHostile(t, repHostileCases(t))
+}
+
+// checkHostile decodes each case: a good one must give its raw bytes, a
+// hostile one an error wrapping ErrCorrupt with no byte of raw written.
+func checkHostile(t *testing.T, cases []hostileCase) {
+	t.Helper()
 	d := &decompressor{maxBlock: DefaultMaxBlockSize, concurrency: 1, pool: &blockPool{}}
-	for _, c := range repHostileCases(t) {
+	for _, c := range cases {
 		raw := make([]byte, c.r)
 		for i := range raw {
 			raw[i] = 0xa5

@@ -1,0 +1,115 @@
+package codec
+
+import "encoding/binary"
+
+// decodeFront fills raw, exactly, from a front-coded string section
+// (section_front_enc.go has the layout), checking every field before it
+// writes a byte of raw: w 4 or 8; a known suffix codec; 1 <= n <= 2^20;
+// the lengths of n+1 values and the gap inside raw; the parts inside the
+// section; M at most raw's bytes after them; the data part decoding to
+// exactly M bytes; the first prefix 0 and each at most the length of the
+// string before; the suffix lengths summing to exactly M; and the
+// strings' data and the tail exactly what is left of raw. Its room (2n
+// lengths, M suffix bytes) is at most three times the raw bytes.
+func decodeFront(raw, src []byte) error {
+	if len(src) < frontHeader {
+		return corruptf("front-coded section of %d bytes, shorter than its header", len(src))
+	}
+	w, g, dc := int(src[0]), uint64(src[1]), Compression(src[2])
+	n := uint64(binary.LittleEndian.Uint32(src[4:]))
+	pl := uint64(binary.LittleEndian.Uint32(src[8:]))
+	sl := uint64(binary.LittleEndian.Uint32(src[12:]))
+	m := uint64(binary.LittleEndian.Uint32(src[16:]))
+	d := uint64(binary.LittleEndian.Uint32(src[20:]))
+	r := uint64(len(raw))
+	if w != 4 && w != 8 || dc != None && dc != LZ4 && dc != codecFSST || src[3] != 0 {
+		return corruptf("front-coded section of %d-byte lengths, suffix codec %d (flags %d)", w, dc, src[3])
+	}
+	if n == 0 || n > lightMaxValues {
+		return corruptf("front-coded section of %d strings, want 1 to %d", n, lightMaxValues)
+	}
+	lens := (n + 1) * uint64(w)
+	if lens+g > r || m > r-lens-g {
+		return corruptf("front-coded section of %d strings of %d-byte lengths, a gap of %d and %d suffix bytes in %d raw bytes", n, w, g, m, r)
+	}
+	if frontHeader+g+pl+sl+d > uint64(len(src)) {
+		return corruptf("front-coded section of %d bytes holds parts of %d, %d and %d bytes after a gap of %d", len(src), pl, sl, d, g)
+	}
+	at := uint64(frontHeader)
+	gap := src[at : at+g]
+	pp := src[at+g : at+g+pl]
+	sp := src[at+g+pl : at+g+pl+sl]
+	dp := src[at+g+pl+sl : at+g+pl+sl+d]
+	tail := src[at+g+pl+sl+d:]
+	pr, room := getRoom(int((8*n + m + strSlack + 7) / 8))
+	defer roomPool.Put(pr)
+	ab := asBytes(room)
+	pre := view[uint32](ab[:4*n])[:n]
+	suf := view[uint32](ab[4*n : 8*n])[:n]
+	data := ab[8*n : 8*n+m : 8*n+m+strSlack]
+	if err := decodePart(asBytes(pre), pp, 4); err != nil {
+		return err
+	}
+	if err := decodePart(asBytes(suf), sp, 4); err != nil {
+		return err
+	}
+	if err := decodeStrData(data, dp, dc, "front-coded suffixes"); err != nil {
+		return err
+	}
+	prev, total, sufs := uint64(0), uint64(0), uint64(0)
+	for i := range n {
+		p, s := uint64(pre[i]), uint64(suf[i])
+		if p > prev {
+			return corruptf("front-coded string %d shares %d bytes with a string of %d before it", i, p, prev)
+		}
+		if s > m-sufs {
+			return corruptf("front-coded suffixes pass their %d bytes at string %d", m, i)
+		}
+		prev, sufs, total = p+s, sufs+s, total+p+s
+	}
+	if sufs != m {
+		return corruptf("front-coded suffix lengths sum to %d, the suffixes hold %d", sufs, m)
+	}
+	if lens+g+total+uint64(len(tail)) != r {
+		return corruptf("front-coded section's strings take %d bytes and its tail %d, of %d raw bytes after %d of lengths and gap", total, len(tail), r-lens-g, lens+g)
+	}
+	if w == 4 && total > 1<<31-1 {
+		return corruptf("front-coded section's strings take %d bytes, past 32-bit lengths", total)
+	}
+	copy(raw[lens:], gap)
+	if w == 8 {
+		putFrontLengths(view[uint64](raw[:lens])[:n+1], pre, suf)
+	} else {
+		putFrontLengths(view[uint32](raw[:lens])[:n+1], pre, suf)
+	}
+	out := raw[lens+g:]
+	data = data[:m+strSlack]
+	o, a, last := 0, 0, 0 // last: where the string before starts in out
+	for i := range pre {
+		p, s := int(pre[i]), int(suf[i])
+		if p+s <= strSlack && len(out)-o >= 2*strSlack {
+			// Short strings as 16-byte moves, as decodeStrDict writes
+			// them: the prefix's p bytes lie before o (p is at most
+			// the string before's length), so they are read before
+			// anything writes them, and the bytes past the string are
+			// written next (a later string, or the tail).
+			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(out[last:])
+			*(*[strSlack]byte)(out[o+p:]) = *(*[strSlack]byte)(data[a:])
+		} else {
+			copy(out[o:], out[last:last+p])
+			copy(out[o+p:], data[a:a+s])
+		}
+		last, o, a = o, o+p+s, a+s
+	}
+	copy(out[o:], tail)
+	return nil
+}
+
+// putFrontLengths writes a 0 then each string's length, its prefix and
+// suffix lengths' sum: checked to fit.
+func putFrontLengths[T uint32 | uint64](lb []T, pre, suf []uint32) {
+	lb[0] = 0
+	for i := range pre {
+		lb[i+1] = T(pre[i]) + T(suf[i])
+	}
+}

@@ -1,0 +1,199 @@
+package codec
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// The front-coded string section codec (12): a string column's lengths
+// buffer (a 0, then n lengths of w bytes, as flagLengths writes them), g
+// bytes between it and the data, and the data, each string stored as how
+// many bytes it shares with the string before it (its prefix) and the
+// bytes that follow (its suffix). Sorted words and keys share most of
+// their bytes with their neighbours; FSST codes each string whole, and
+// LZ4 takes a shared prefix only when it has 4 bytes or more. The
+// section's bytes, after which come the tail's:
+//
+//	0   uint8   w: bytes per length, 4 or 8
+//	1   uint8   g: the bytes between the lengths and the data, stored raw
+//	2   uint8   the suffixes' codec: 0 raw, 1 LZ4, 6 FSST
+//	3   uint8   0
+//	4   uint32  n: strings, 1..2^20
+//	8   uint32  P: bytes of the prefix part
+//	12  uint32  L: bytes of the suffix part
+//	16  uint32  M: bytes of the suffixes, the sum of their lengths
+//	20  uint32  D: bytes of the data part
+//	24  g       the gap's raw bytes
+//	24+g P      the n prefix lengths (uint32; the first 0, each at most the
+//	            length of the string before) as a part (encodePart)
+//	    L       the n suffix lengths (uint32) as a part
+//	    D       the suffixes: M raw bytes, an LZ4 block of them, or an FSST
+//	            section of them with no tail
+//	            the tail: the raw bytes after the strings' data
+//
+// A front-coded section's raw bytes are at most strDictMaxRaw, as a
+// string dictionary's: prefixes can repeat a long string many times.
+const frontHeader = 24
+
+// frontCode is a string column split into prefixes and suffixes.
+type frontCode struct {
+	pre, suf []uint32 // each string's prefix and suffix lengths
+	data     []byte   // the suffixes, one after another
+}
+
+// frontOf splits p's strings into f (its room reused) and reports false
+// if p's lengths pass its data.
+func frontOf(f *frontCode, p strPiece) bool {
+	f.pre, f.suf, f.data = f.pre[:0], f.suf[:0], f.data[:0]
+	var prev []byte
+	at := 0
+	for i := range p.n {
+		l := p.strLen(i)
+		if l > len(p.data)-at {
+			return false
+		}
+		s := p.data[at : at+l]
+		k := sharedPrefix(prev, s)
+		f.pre = append(f.pre, uint32(k))
+		f.suf = append(f.suf, uint32(l-k))
+		f.data = append(f.data, s[k:]...)
+		prev, at = s, at+l
+	}
+	return true
+}
+
+// sharedPrefix returns how many bytes a and b share at their start.
+func sharedPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// frontSample is the most strings, in dictChunks runs spread over a
+// column, frontMayPay compares with the string before them, and
+// frontMinShare the least share of their bytes they must share for the
+// encoder to split the whole column.
+const (
+	frontSample   = 512
+	frontMinShare = 0.25
+)
+
+// frontMayPay reports whether p's strings share at least frontMinShare of
+// their bytes with the string before, on a sample, walking the lengths
+// once.
+func frontMayPay(p strPiece) bool {
+	if p.n < minRepValues {
+		return false
+	}
+	step := min(frontSample, p.n) / dictChunks
+	at, c, total, shared := 0, 0, 0, 0
+	var prev []byte
+	for i := 0; i < p.n && c < dictChunks; i++ {
+		l := p.strLen(i)
+		if l > len(p.data)-at {
+			return false
+		}
+		s := p.data[at : at+l]
+		if from := (p.n - step) * c / (dictChunks - 1); i >= from {
+			if i > from {
+				total += l
+				shared += sharedPrefix(prev, s)
+			}
+			if i+1 >= from+step {
+				c++
+			}
+		}
+		prev, at = s, at+l
+	}
+	return float64(shared) >= frontMinShare*float64(total)
+}
+
+// frontSize is the bytes the front-coded section of f takes with a gap of
+// gap bytes and no tail, its suffixes weighed by ratio (the column's FSST
+// ratio), with room in scratch.
+func frontSize(f *frontCode, gap int, ratio float64, scratch []uint64) (float64, []uint64) {
+	pp, scratch := partSize(asBytes(f.pre), 4, scratch)
+	sp, scratch := partSize(asBytes(f.suf), 4, scratch)
+	return float64(frontHeader+gap+pp+sp) + ratio*float64(len(f.data)), scratch
+}
+
+// frontBound is the most bytes a front-coded section of n strings, a gap
+// of gap bytes and m bytes of suffixes takes with a tail of tail bytes.
+func frontBound(n, gap, m, tail int) int {
+	return frontHeader + gap + 2*partBound(n, 4) + max(fsstBound(m, 0), lz4.CompressBlockBound(m)) + tail
+}
+
+// encodeFront writes into dst (of frontBound bytes) the front-coded
+// section of p, whose raw bytes end with tail, split as f, its suffixes
+// stored as the smallest of raw, LZ4 and FSST with t (if not nil), and
+// returns it and scratch.
+func encodeFront(dst []byte, p strPiece, tail []byte, f *frontCode, d strData, scratch []uint64) ([]byte, []uint64) {
+	o := frontHeader
+	o += copy(dst[o:], p.gap)
+	pp, scratch := encodePart(dst[o:], asBytes(f.pre), 4, scratch)
+	o += pp
+	sp, scratch := encodePart(dst[o:], asBytes(f.suf), 4, scratch)
+	o += sp
+	codec, dz := d.encode(dst[o:], f.data)
+	o += dz
+	dst[0], dst[1], dst[2], dst[3] = byte(p.w), byte(len(p.gap)), byte(codec), 0
+	binary.LittleEndian.PutUint32(dst[4:], uint32(p.n))
+	binary.LittleEndian.PutUint32(dst[8:], uint32(pp))
+	binary.LittleEndian.PutUint32(dst[12:], uint32(sp))
+	binary.LittleEndian.PutUint32(dst[16:], uint32(len(f.data)))
+	binary.LittleEndian.PutUint32(dst[20:], uint32(dz))
+	o += copy(dst[o:], tail)
+	return dst[:o], scratch
+}
+
+// frontKeep is the most of the plain sections' estimate a front-coded
+// section's estimate may be for the encoder to choose it: both weigh
+// text by the column's FSST ratio, which suffixes need not share.
+const frontKeep = 0.9
+
+// chooseFront decides whether the string column whose lengths buffer
+// (hint h) starts at body[at:], followed after gap bytes by its text of
+// text bytes, takes fewer bytes front-coded than as bit-packed lengths
+// and FSST-coded text (the text and the suffixes both weighed by the
+// column's FSST ratio): it returns the section, whose end the planner
+// sets, if so, having split the column in ss.nextRep(). notOverLZ4 holds
+// it to LZ4's bytes, as every lightweight section.
+func (c *compressor) chooseFront(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+	p, ok := strPieceAt(body, at, h, gap, text)
+	if !ok || !frontMayPay(p) {
+		return section{}, false
+	}
+	rs := ss.nextRep()
+	if !frontOf(&rs.front, p) {
+		return section{}, false
+	}
+	ratio := c.column(h.col).fsst.ratioNow()
+	var front float64
+	front, rs.words = frontSize(&rs.front, gap, ratio, rs.words)
+	var bp bitpackChoice
+	bp, rs.words = chooseBitpack(p.lens, p.w, rs.words)
+	if front >= frontKeep*(float64(bp.size(gap)+fsstHeader)+ratio*float64(text)) {
+		return section{}, false
+	}
+	return section{at: at, codec: codecFront, hint: h, rep: repChoice{m: len(rs.front.data), gap: gap, text: text}}, true
+}
+
+// encodeFrontSection encodes the front-coded section s of src into dst
+// (of lightBound(s) bytes) with the split chooseFront made.
+func (c *compressor) encodeFrontSection(st *lz4State, ls *lightScratch, dst, src []byte, s section) []byte {
+	p := strPieceOf(src, s)
+	f := &s.rs.front
+	z, words := encodeFront(dst, p, src[len(p.lens)+len(p.gap)+len(p.data):], f, c.strDataFor(st, ls, s, f.data), ls.words)
+	ls.words = words
+	return z
+}

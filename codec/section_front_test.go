@@ -1,0 +1,207 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pierrec/lz4/v4"
+)
+
+// sortedWords returns n distinct strings, sorted, that share long
+// prefixes with their neighbours as a word list's or sorted keys' do, with
+// some longer than 16 bytes and some not ASCII.
+func sortedWords(n int) []string {
+	stems := []string{"", "a", "ab", "abandon", "abandonment-of-the-long-prefix", "émoji-😀", "iso3166-2:fr", "zz"}
+	ends := []string{"", "ed", "ing", "ment", "s", "-and-a-suffix-longer-than-sixteen"}
+	seen := map[string]bool{}
+	var ws []string
+	for i := 0; len(ws) < n; i++ {
+		w := fmt.Sprintf("%s%d%s", stems[i%len(stems)], i/len(stems)/3, ends[(i/7)%len(ends)])
+		if i%97 == 1 && stems[i%len(stems)] != "" {
+			w = stems[i%len(stems)]
+		}
+		if !seen[w] {
+			seen[w] = true
+			ws = append(ws, w)
+		}
+	}
+	sort.Strings(ws)
+	return ws
+}
+
+// frontBatch is a batch of n rows of sorted words in a string and a large
+// string column (lengths of 4 and 8 bytes), some of them null.
+func frontBatch(n int) arrow.RecordBatch {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "word", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "large", Type: arrow.BinaryTypes.LargeString},
+	}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	ws := sortedWords(n)
+	for i, w := range ws {
+		if i%101 == 5 {
+			b.Field(0).(*array.StringBuilder).AppendNull()
+		} else {
+			b.Field(0).(*array.StringBuilder).Append(w)
+		}
+		b.Field(1).(*array.LargeStringBuilder).Append(w)
+	}
+	return b.NewRecordBatch()
+}
+
+// TestFrontSections checks that Light stores sorted words as front-coded
+// sections, no larger than LZ4 stores them, and decodes them.
+func TestFrontSections(t *testing.T) {
+	for _, n := range []int{100, 8192} {
+		rec := frontBatch(n)
+		light := roundTrip(t, rec, WithCompression(Light))
+		lz := roundTrip(t, rec, WithCompression(LZ4))
+		codecs := sectionCodecs(t, light)
+		t.Logf("%d rows: light %d bytes %v, lz4 %d", n, len(light), codecs, len(lz))
+		if n >= minLightRows && codecs[codecFront] != 2 {
+			t.Errorf("%d rows: %d front-coded sections, want 2: %v", n, codecs[codecFront], codecs)
+		}
+		lightNotOverLZ4(t, "frontBatch", light)
+		rec.Release()
+	}
+}
+
+// frontRaw is a string column's piece for the hostile tests: 1500 sorted
+// words, their lengths (w bytes), a gap of 12 bytes, the data and a tail
+// of 5 bytes; it returns the piece and its parts.
+func frontRaw(w int) ([]byte, strPiece, []byte) {
+	ws := sortedWords(1500)
+	lens := make([]byte, w*(len(ws)+1))
+	var data []byte
+	for i, s := range ws {
+		putValue(lens[w*(i+1):], uint64(len(s)), w)
+		data = append(data, s...)
+	}
+	gap := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	tail := []byte{0xa, 0xb, 0xc, 0xd, 0xe}
+	raw := append(append(append(append([]byte{}, lens...), gap...), data...), tail...)
+	p := strPiece{w: w, n: len(ws), lens: raw[:len(lens)], gap: raw[len(lens) : len(lens)+len(gap)]}
+	p.data = raw[len(lens)+len(gap) : len(lens)+len(gap)+len(data)]
+	return raw, p, raw[len(raw)-len(tail):]
+}
+
+// putValue writes x as w little-endian bytes.
+func putValue(b []byte, x uint64, w int) {
+	if w == 8 {
+		binary.LittleEndian.PutUint64(b, x)
+	} else {
+		binary.LittleEndian.PutUint32(b, uint32(x))
+	}
+}
+
+// frontSection encodes the front-coded section of p and tail split as f
+// (as given: hostile lengths are encoded as they are), its suffixes as
+// FSST (a table trained on them) or else as the smaller of raw and LZ4.
+func frontSection(p strPiece, tail []byte, f *frontCode, fsst bool) []byte {
+	d := strData{st: &lz4State{fast: new(lz4.Compressor)}, alt: make([]byte, lz4.CompressBlockBound(len(f.data)))}
+	if fsst {
+		d.fsst = trainFSST(f.data)
+	}
+	z, _ := encodeFront(make([]byte, frontBound(p.n, len(p.gap), len(f.data), len(tail))), p, tail, f, d, nil)
+	return z
+}
+
+// TestFrontSectionsHostile checks that the front-coded decoder decodes good
+// sections, built field by field, to their raw bytes and refuses, without
+// writing a byte of raw, sections that break each rule FORMAT.md states:
+// prefixes longer than the string before, lengths that pass the suffixes
+// or raw, and every header field out of range.
+func TestFrontSectionsHostile(t *testing.T) {
+	var cs []hostileCase
+	add := func(name string, r int, src []byte) {
+		cs = append(cs, hostileCase{name: name, codec: codecFront, r: r, src: src})
+	}
+	for _, w := range []int{4, 8} {
+		raw, p, tail := frontRaw(w)
+		var f frontCode
+		if !frontOf(&f, p) {
+			t.Fatal("frontRaw's lengths pass its data")
+		}
+		for _, fsst := range []bool{false, true} {
+			good := frontSection(p, tail, &f, fsst)
+			cs = append(cs, hostileCase{name: fmt.Sprintf("good w=%d suffix codec %d", w, good[2]), codec: codecFront, r: len(raw), src: good, want: raw})
+		}
+		with := func(g func(f *frontCode)) *frontCode {
+			h := frontCode{pre: append([]uint32(nil), f.pre...), suf: append([]uint32(nil), f.suf...), data: f.data}
+			g(&h)
+			return &h
+		}
+		// A string that shares one byte more than the string before has.
+		at := 0
+		for at = 1; at < len(f.pre) && f.pre[at] != f.pre[at-1]+f.suf[at-1]; at++ {
+		}
+		if at == len(f.pre) {
+			t.Fatal("frontRaw has no string that is all prefix of the next")
+		}
+		name := fmt.Sprintf("w=%d: ", w)
+		// One byte moved from a string's suffix to its prefix: the
+		// lengths still sum to the suffixes' and the raw bytes.
+		moved := func(i int) *frontCode {
+			return with(func(f *frontCode) {
+				a := 0
+				for _, l := range f.suf[:i] {
+					a += int(l)
+				}
+				f.data = append(append([]byte(nil), f.data[:a]...), f.data[a+1:]...)
+				f.pre[i]++
+				f.suf[i]--
+			})
+		}
+		if f.suf[0] == 0 {
+			t.Fatal("frontRaw's first string is empty")
+		}
+		add(name+"prefix past the string before", len(raw), frontSection(p, tail, moved(at), false))
+		add(name+"first prefix 1", len(raw), frontSection(p, tail, moved(0), false))
+		add(name+"prefix 2^32-1", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.pre[9] = 1<<32 - 1 }), false))
+		add(name+"suffix lengths past the suffixes", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.suf[3]++ }), false))
+		add(name+"suffix lengths short of the suffixes", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.suf[len(f.suf)-1]-- }), false))
+		// A prefix one longer, still within the string before, and its
+		// suffix one shorter: only the suffixes' sum is wrong.
+		in := 1
+		for in < len(f.pre) && (f.suf[in] == 0 || f.pre[in] >= f.pre[in-1]+f.suf[in-1]) {
+			in++
+		}
+		add(name+"suffix lengths sum one short", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.pre[in]++; f.suf[in]-- }), false))
+		add(name+"suffix 2^32-1", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.suf[3] = 1<<32 - 1 }), false))
+		add(name+"one string short", len(raw), frontSection(p, tail, with(func(f *frontCode) { f.pre, f.suf = f.pre[:len(f.pre)-1], f.suf[:len(f.suf)-1] }), false))
+		good := frontSection(p, tail, &f, false)
+		if good[2] != byte(LZ4) {
+			t.Fatalf("frontRaw's suffixes stored with codec %d, want LZ4", good[2])
+		}
+		add(name+"0 strings", len(raw), set32(good, 4, 0))
+		add(name+"2^20+1 strings", len(raw), set32(good, 4, lightMaxValues+1))
+		add(name+"strings past raw", len(raw), set32(good, 4, uint32(len(raw))))
+		add(name+"prefix part past the section", len(raw), set32(good, 8, 1<<32-1))
+		add(name+"suffix part one byte longer", len(raw), set32(good, 12, binary.LittleEndian.Uint32(good[12:])+1))
+		add(name+"suffixes of 2^32-1 bytes", len(raw), set32(good, 16, 1<<32-1))
+		add(name+"suffixes one byte longer", len(raw), set32(good, 16, uint32(len(f.data)+1)))
+		add(name+"LZ4 suffixes decoding to one byte more", len(raw), set32(good, 16, uint32(len(f.data)-1)))
+		add(name+"data part past the section", len(raw), set32(good, 20, binary.LittleEndian.Uint32(good[20:])+uint32(len(tail))+1))
+		add(name+"strings longer than raw", len(raw)-1, good)
+		add(name+"a byte short", len(raw), good[:len(good)-1])
+		add(name+"suffix codec 3", len(raw), set8(good, 2, 3))
+		add(name+"flags set", len(raw), set8(good, 3, 1))
+		add(name+"gap of 255", len(raw), set8(good, 1, 255))
+		add(name+"2-byte lengths", len(raw), set8(good, 0, 2))
+		add(name+"shorter than its header", len(raw), good[:frontHeader-1])
+		raw0 := frontSection(p, tail, &f, false)
+		raw0[2] = byte(None) // suffixes declared raw, stored as LZ4
+		add(name+"raw suffixes of the wrong length", len(raw), raw0)
+	}
+	checkHostile(t, cs)
+	if len(cs) < 50 || !strings.HasPrefix(cs[0].name, "good") {
+		t.Fatalf("%d cases", len(cs))
+	}
+}
