@@ -62,6 +62,8 @@ func goldenBlockCases() []goldenBlockCase {
 		// Light's run-length, integer dictionary and string dictionary
 		// sections (32- and 64-bit lengths).
 		{"repeats-8192", func(memory.Allocator) arrow.RecordBatch { return repBatch(8192, 1) }, nil},
+		// Light's front-coded string sections (32- and 64-bit lengths).
+		{"front-8192", func(memory.Allocator) arrow.RecordBatch { return frontBatch(8192) }, nil},
 	}
 }
 
@@ -214,7 +216,8 @@ func TestGoldenBlocks(t *testing.T) {
 		!sawCodec[codecBitpack] || !sawCodec[codecALP] || !sawCodec[codecFSST] || !sawCodec[codecPlanes] ||
 		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] ||
 		!sawCodec[codecHuff] || !sawInner[MinLZ] || !sawInner[codecBitpack] || !sawInner[codecFSST] ||
-		!sawCodec[codecRLE] || !sawCodec[codecDict] || !sawCodec[codecStrDict] || !sawInner[codecFSST+100] {
+		!sawCodec[codecRLE] || !sawCodec[codecDict] || !sawCodec[codecStrDict] || !sawInner[codecFSST+100] ||
+		!sawCodec[codecFront] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v, Huffman sections' inner codecs %v",
 			sawRaw, sawSplit, sawCodec, sawPlane, sawInner)
 	}
