@@ -76,13 +76,13 @@ func newCompressor(kind Compression, level int, minSavings float64) (*compressor
 	switch kind {
 	case Light:
 		c.light = newFreeList(func() *lightScratch { return new(lightScratch) })
-		c.lz4 = newFreeList(func() *lz4State { return &lz4State{fast: new(lz4.Compressor)} })
+		c.lz4 = newFreeList(newFastLZ4)
 	case LZ4:
 		c.lz4 = newFreeList(func() *lz4State {
 			if level > 0 {
 				return &lz4State{hc: &lz4.CompressorHC{Level: lz4.CompressionLevel(1 << (8 + level))}}
 			}
-			return &lz4State{fast: new(lz4.Compressor)}
+			return newFastLZ4()
 		})
 	case Zstd:
 		lvl := zstd.SpeedDefault
@@ -134,6 +134,10 @@ type lz4State struct {
 	fast *lz4.Compressor
 	hc   *lz4.CompressorHC
 }
+
+// newFastLZ4 is an lz4State of pierrec's fast compressor, as Light and
+// LZ4 at level 0 use.
+func newFastLZ4() *lz4State { return &lz4State{fast: new(lz4.Compressor)} }
 
 // compress compresses src into dst, which has room for c.bound(s) bytes,
 // with codec s.codec, st (an LZ4 compressor, nil for zstd and MinLZ) and

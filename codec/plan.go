@@ -159,17 +159,11 @@ func newPlan(dt arrow.DataType, depth int) (*plan, error) {
 		p.kind = kNull
 	case *arrow.BooleanType:
 		p.kind = kBool
-	case *arrow.StringType:
-		p.kind, p.utf8 = kBinary, true
-		p.hint = bufHint{kind: hText, col: p}
-	case *arrow.BinaryType:
-		p.kind = kBinary
-		p.hint = bufHint{kind: hText, col: p}
-	case *arrow.LargeStringType:
-		p.kind, p.utf8 = kLargeBinary, true
-		p.hint = bufHint{kind: hText, col: p}
-	case *arrow.LargeBinaryType:
-		p.kind = kLargeBinary
+	case *arrow.StringType, *arrow.BinaryType, *arrow.LargeStringType, *arrow.LargeBinaryType:
+		p.kind, p.utf8 = kBinary, t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING
+		if arrow.IsLargeBinaryLike(t.ID()) {
+			p.kind = kLargeBinary
+		}
 		p.hint = bufHint{kind: hText, col: p}
 	case *arrow.StringViewType:
 		p.kind, p.utf8 = kView, true

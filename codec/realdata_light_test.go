@@ -55,24 +55,47 @@ func TestRealDataSizes(t *testing.T) {
 // and Light (go test -bench RealData -run XXX ./codec; REALDATA_FILE picks
 // one file by its base name).
 func BenchmarkRealData(b *testing.B) {
-	for _, f := range realDataFiles(b) {
-		if w := os.Getenv("REALDATA_FILE"); w != "" && w != filepath.Base(f) {
+	eachRealData(b, func(b *testing.B, enc *Encoder, recs []arrow.RecordBatch) {
+		var buf []byte
+		for b.Loop() {
+			for _, r := range recs {
+				buf = must(enc.Append(buf[:0], r))
+			}
+		}
+	})
+}
+
+// BenchmarkRealDataDecode decodes the blocks of each real table encoded
+// with LZ4, zstd and Light (go test -bench RealDataDecode -run XXX ./codec).
+func BenchmarkRealDataDecode(b *testing.B) {
+	eachRealData(b, func(b *testing.B, enc *Encoder, recs []arrow.RecordBatch) {
+		blocks := make([][]byte, len(recs))
+		for i, r := range recs {
+			blocks[i] = must(enc.Append(nil, r))
+		}
+		dec := must(NewDecoder(recs[0].Schema()))
+		for b.Loop() {
+			for _, bl := range blocks {
+				must(dec.Decode(bl)).Release()
+			}
+		}
+	})
+}
+
+// eachRealData runs f as a sub-benchmark of each real table (or the one
+// REALDATA_FILE names) and compression, with an encoder of it.
+func eachRealData(b *testing.B, f func(*testing.B, *Encoder, []arrow.RecordBatch)) {
+	for _, file := range realDataFiles(b) {
+		if w := os.Getenv("REALDATA_FILE"); w != "" && w != filepath.Base(file) {
 			continue
 		}
-		recs := readParquet(b, f)
+		recs := readParquet(b, file)
 		if len(recs) == 0 {
 			continue
 		}
 		for _, c := range []Compression{LZ4, Zstd, Light} {
 			enc := must(NewEncoder(recs[0].Schema(), WithCompression(c)))
-			var buf []byte
-			b.Run(filepath.Base(f)+"/"+c.String(), func(b *testing.B) {
-				for b.Loop() {
-					for _, r := range recs {
-						buf = must(enc.Append(buf[:0], r))
-					}
-				}
-			})
+			b.Run(filepath.Base(file)+"/"+c.String(), func(b *testing.B) { f(b, enc, recs) })
 		}
 	}
 }

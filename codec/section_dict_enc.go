@@ -219,6 +219,30 @@ type strPiece struct {
 // strLen is the length of string i of p.
 func (p strPiece) strLen(i int) int { return int(intAt(p.lens, i+1, p.w)) }
 
+// sampleStrs calls f with each string of dictChunks runs of step strings
+// spread over p, the string before it in p (nil before the first) and
+// whether it starts its run, walking the lengths once; it reports false if
+// they pass p's data.
+func sampleStrs(p strPiece, step int, f func(s, prev []byte, first bool)) bool {
+	at, c := 0, 0
+	var prev []byte
+	for i := 0; i < p.n && c < dictChunks; i++ {
+		l := p.strLen(i)
+		if l > len(p.data)-at {
+			return false
+		}
+		s := p.data[at : at+l]
+		if from := (p.n - step) * c / (dictChunks - 1); i >= from {
+			f(s, prev, i == from)
+			if i+1 >= from+step {
+				c++
+			}
+		}
+		prev, at = s, at+l
+	}
+	return true
+}
+
 // strDictMayPay reports whether a dictionary of p's strings may pay, from
 // a sample (dictChunks runs of strings spread over p, dictSample in all):
 // the dictionary's entries are estimated as the sample's distinct strings
@@ -234,18 +258,13 @@ func strDictMayPay(t *dictTable, p strPiece, ratio float64) (float64, bool) {
 	}
 	t.reset(dictSample)
 	var seen [dictSample]uint16
-	step := dictSample / dictChunks
-	at, c, longest := 0, 0, 0
-	for i := 0; i < p.n && c < dictChunks; i++ {
-		l := p.strLen(i)
-		if i >= (p.n-step)*c/(dictChunks-1) {
-			seen[t.strCode(p.data[at:at+l])]++
-			longest = max(longest, l)
-			if i+1 >= (p.n-step)*c/(dictChunks-1)+step {
-				c++
-			}
-		}
-		at += l
+	longest := 0
+	ok := sampleStrs(p, dictSample/dictChunks, func(s, _ []byte, _ bool) {
+		seen[t.strCode(s)]++
+		longest = max(longest, len(s))
+	})
+	if !ok {
+		return 0, false
 	}
 	d := t.dictEntries()
 	if 2*d > dictSample {

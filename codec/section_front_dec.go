@@ -82,26 +82,8 @@ func decodeFront(raw, src []byte) error {
 	} else {
 		putFrontLengths(view[uint32](raw[:lens])[:n+1], pre, suf)
 	}
-	out := raw[lens+g:]
-	data = data[:m+strSlack]
-	o, a, last := 0, 0, 0 // last: where the string before starts in out
-	for i := range pre {
-		p, s := int(pre[i]), int(suf[i])
-		if p+s <= strSlack && len(out)-o >= 2*strSlack {
-			// Short strings as 16-byte moves, as decodeStrDict writes
-			// them: the prefix's p bytes lie before o (p is at most
-			// the string before's length), so they are read before
-			// anything writes them, and the bytes past the string are
-			// written next (a later string, or the tail).
-			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(out[last:])
-			*(*[strSlack]byte)(out[o+p:]) = *(*[strSlack]byte)(data[a:])
-		} else {
-			copy(out[o:], out[last:last+p])
-			copy(out[o+p:], data[a:a+s])
-		}
-		last, o, a = o, o+p+s, a+s
-	}
-	copy(out[o:], tail)
+	putFrontStrings(raw[lens+g:], data[:m+strSlack], pre, suf)
+	copy(raw[lens+g+total:], tail)
 	return nil
 }
 

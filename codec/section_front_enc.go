@@ -89,33 +89,19 @@ const (
 )
 
 // frontMayPay reports whether p's strings share at least frontMinShare of
-// their bytes with the string before, on a sample, walking the lengths
-// once.
+// their bytes with the string before, on a sample.
 func frontMayPay(p strPiece) bool {
 	if p.n < minRepValues {
 		return false
 	}
-	step := min(frontSample, p.n) / dictChunks
-	at, c, total, shared := 0, 0, 0, 0
-	var prev []byte
-	for i := 0; i < p.n && c < dictChunks; i++ {
-		l := p.strLen(i)
-		if l > len(p.data)-at {
-			return false
+	total, shared := 0, 0
+	ok := sampleStrs(p, min(frontSample, p.n)/dictChunks, func(s, prev []byte, first bool) {
+		if !first {
+			total += len(s)
+			shared += sharedPrefix(prev, s)
 		}
-		s := p.data[at : at+l]
-		if from := (p.n - step) * c / (dictChunks - 1); i >= from {
-			if i > from {
-				total += l
-				shared += sharedPrefix(prev, s)
-			}
-			if i+1 >= from+step {
-				c++
-			}
-		}
-		prev, at = s, at+l
-	}
-	return float64(shared) >= frontMinShare*float64(total)
+	})
+	return ok && float64(shared) >= frontMinShare*float64(total)
 }
 
 // frontSize is the bytes the front-coded section of f takes with a gap of
@@ -167,8 +153,9 @@ const frontKeep = 0.9
 // and FSST-coded text (the text and the suffixes both weighed by the
 // column's FSST ratio): it returns the section, whose end the planner
 // sets, if so, having split the column in ss.nextRep(). notOverLZ4 holds
-// it to LZ4's bytes, as every lightweight section.
-func (c *compressor) chooseFront(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+// it to LZ4's bytes, as every lightweight section. lens holds the
+// lengths' bit-packing if chooseStrDict worked it out.
+func (c *compressor) chooseFront(ss *sectionScratch, lens *strLens, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	p, ok := strPieceAt(body, at, h, gap, text)
 	if !ok || !frontMayPay(p) {
 		return section{}, false
@@ -181,7 +168,7 @@ func (c *compressor) chooseFront(ss *sectionScratch, body []byte, at int, h bufH
 	var front float64
 	front, rs.words = frontSize(&rs.front, gap, ratio, rs.words)
 	var bp bitpackChoice
-	bp, rs.words = chooseBitpack(p.lens, p.w, rs.words)
+	bp, rs.words = lens.of(p, rs.words)
 	if front >= frontKeep*(float64(bp.size(gap)+fsstHeader)+ratio*float64(text)) {
 		return section{}, false
 	}

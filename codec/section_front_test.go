@@ -105,7 +105,7 @@ func putValue(b []byte, x uint64, w int) {
 // (as given: hostile lengths are encoded as they are), its suffixes as
 // FSST (a table trained on them) or else as the smaller of raw and LZ4.
 func frontSection(p strPiece, tail []byte, f *frontCode, fsst bool) []byte {
-	d := strData{st: &lz4State{fast: new(lz4.Compressor)}, alt: make([]byte, lz4.CompressBlockBound(len(f.data)))}
+	d := strData{st: newFastLZ4(), alt: make([]byte, lz4.CompressBlockBound(len(f.data)))}
 	if fsst {
 		d.fsst = trainFSST(f.data)
 	}

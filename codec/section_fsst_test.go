@@ -97,34 +97,33 @@ func BenchmarkFSSTEncode(b *testing.B) {
 // utf8x3 and lineitem shapes, one column at a time, with the tables an
 // encoder trains on them.
 func BenchmarkFSSTDecodeColumns(b *testing.B) {
-	for _, name := range []string{"utf8x3-8192", "lineitem-8192"} {
-		rec := benchShape(b, name)
-		for i, col := range rec.Columns() {
-			s, ok := col.(*array.String)
-			if !ok {
-				continue
+	eachFSSTColumn(b, func(b *testing.B, data []byte, tab *fsstTable) {
+		z := encodeFSST(make([]byte, fsstBound(len(data), 0)), data, len(data), tab)
+		out := make([]byte, len(data))
+		for b.Loop() {
+			if err := decodeFSST(out, z); err != nil {
+				b.Fatal(err)
 			}
-			data := s.ValueBytes()
-			tab := trainFSST(data)
-			z := encodeFSST(make([]byte, fsstBound(len(data), 0)), data, len(data), tab)
-			out := make([]byte, len(data))
-			b.Run(fmt.Sprintf("%s/%s", name, rec.ColumnName(i)), func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				for b.Loop() {
-					if err := decodeFSST(out, z); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(len(z))/float64(len(data)), "ratio")
-			})
 		}
-		rec.Release()
-	}
+		b.ReportMetric(float64(len(z))/float64(len(data)), "ratio")
+	})
 }
 
 // BenchmarkFSSTEncodeColumns times encoding the same columns as
 // BenchmarkFSSTDecodeColumns, with the tables an encoder trains on them.
 func BenchmarkFSSTEncodeColumns(b *testing.B) {
+	eachFSSTColumn(b, func(b *testing.B, data []byte, tab *fsstTable) {
+		z := make([]byte, fsstBound(len(data), 0))
+		for b.Loop() {
+			encodeFSST(z, data, len(data), tab)
+		}
+	})
+}
+
+// eachFSSTColumn runs f as a sub-benchmark of each string column of the
+// bench's utf8x3 and lineitem shapes, with its data's bytes set and the
+// table an encoder trains on it.
+func eachFSSTColumn(b *testing.B, f func(*testing.B, []byte, *fsstTable)) {
 	for _, name := range []string{"utf8x3-8192", "lineitem-8192"} {
 		rec := benchShape(b, name)
 		for i, col := range rec.Columns() {
@@ -134,12 +133,9 @@ func BenchmarkFSSTEncodeColumns(b *testing.B) {
 			}
 			data := s.ValueBytes()
 			tab := trainFSST(data)
-			z := make([]byte, fsstBound(len(data), 0))
 			b.Run(fmt.Sprintf("%s/%s", name, rec.ColumnName(i)), func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
-				for b.Loop() {
-					encodeFSST(z, data, len(data), tab)
-				}
+				f(b, data, tab)
 			})
 		}
 		rec.Release()

@@ -212,9 +212,10 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 	if t.kind != hText || t.col != h.col || t.n < minLight || at < ss.marks[i]+h.n {
 		return section{}, false
 	}
-	s, ok := c.chooseStrDict(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+	var lens strLens
+	s, ok := c.chooseStrDict(ss, &lens, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
 	if !ok {
-		s, ok = c.chooseFront(ss, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
+		s, ok = c.chooseFront(ss, &lens, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
 	}
 	if ok {
 		ss.keepRep(&s)
@@ -453,8 +454,8 @@ func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best
 // ratio), and than LZ4 takes for the piece, which it compresses to make
 // sure (notOverLZ4 then need not): it returns the section, whose end the
 // planner sets, if so. The room it builds the dictionary in is
-// ss.nextRep().
-func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bufHint, gap, text int) (section, bool) {
+// ss.nextRep(); lens holds the lengths' bit-packing for chooseFront.
+func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	rs := ss.nextRep()
 	w := int(h.width)
 	p, ok := strPieceAt(body, at, h, gap, text)
@@ -472,7 +473,7 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, body []byte, at int, h bu
 	// (alltypes_tiny_pages's) is known to lose so, without building the
 	// dictionary.
 	var bp bitpackChoice
-	bp, rs.words = chooseBitpack(p.lens, w, rs.words)
+	bp, rs.words = lens.of(p, rs.words)
 	if text >= minMatchPiece {
 		codes := float64(p.n*widthOf(uint64(k))) / 8
 		if codes >= float64(bp.size(0))+(1-(matchSavings(p.data)-lzSlack))*float64(text) {
@@ -514,6 +515,22 @@ func strPieceAt(body []byte, at int, h bufHint, gap, text int) (strPiece, bool) 
 	p := strPiece{w: w, n: h.n/w - 1, lens: body[at : at+h.n], gap: body[at+h.n : at+h.n+gap]}
 	p.data = body[at+h.n+gap : at+h.n+gap+text]
 	return p, true
+}
+
+// strLens is the bit-packing of a string column's lengths, worked out at
+// most once for the string sections that weigh themselves against it.
+type strLens struct {
+	bp   bitpackChoice
+	done bool
+}
+
+// of returns the bit-packing of p's lengths, with room in words.
+func (l *strLens) of(p strPiece, words []uint64) (bitpackChoice, []uint64) {
+	if !l.done {
+		l.bp, words = chooseBitpack(p.lens, p.w, words)
+		l.done = true
+	}
+	return l.bp, words
 }
 
 // strPieceOf is the string column a string dictionary section s of raw

@@ -5,7 +5,6 @@ import (
 
 	"github.com/klauspost/compress/huff0"
 	"github.com/minio/minlz"
-	"github.com/pierrec/lz4/v4"
 )
 
 // The lightweight section codecs in FuzzStructured's grammar: a chunk of a
@@ -109,7 +108,7 @@ func (b *blockBuilder) planesChunk(part []byte) []byte {
 	w := []int{4, 8}[b.c.intn(2)]
 	n := len(part) / w
 	p := planesChoice{w: w, n: n, lz4: uint8(b.c.intn(256)), packed: uint8(b.c.intn(256))}
-	st := &lz4State{fast: new(lz4.Compressor)}
+	st := newFastLZ4()
 	z := encodePlanes(st, new(lightScratch), make([]byte, planesBound(n, w, len(part)-n*w)), part, p)
 	// The first packed plane's offset in z, if any.
 	packedAt, at := -1, planesHeader+5*w

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/pierrec/lz4/v4"
 )
 
 // TestPackedPlanes checks packed byte planes: a section of floats whose
@@ -22,7 +20,7 @@ func TestPackedPlanes(t *testing.T) {
 		binary.LittleEndian.PutUint64(raw[8*i:], uint64(r.Uint32())|uint64(r.IntN(3))<<56) // top plane: 0, 1, 2
 	}
 	p := planesChoice{w: 8, n: n, packed: 1 << 7}
-	st := &lz4State{fast: new(lz4.Compressor)}
+	st := newFastLZ4()
 	z := encodePlanes(st, new(lightScratch), make([]byte, planesBound(n, 8, 8)), raw, p)
 	if z[planesHeader+7] != planePacked {
 		t.Fatalf("top plane of codec %d, want packed", z[planesHeader+7])

@@ -86,7 +86,7 @@ func intDictSection(raw []byte, n, w int, vals []byte, codes []uint32) []byte {
 // the dictionary's lengths, data and codes as given, its data as FSST
 // (with a table trained on it) or else as the smaller of raw and LZ4.
 func strDictSection(p strPiece, tail, lens, data []byte, codes []uint32, fsst bool) []byte {
-	d := strDictParts{lens: lens, codes: codes, data: data, strData: strData{st: &lz4State{fast: new(lz4.Compressor)}}}
+	d := strDictParts{lens: lens, codes: codes, data: data, strData: strData{st: newFastLZ4()}}
 	d.alt = make([]byte, lz4.CompressBlockBound(len(data)))
 	if fsst {
 		d.fsst = trainFSST(data)

@@ -1,0 +1,69 @@
+package codec
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// The hot loop of decodeFront, on its own: writing a front-coded
+// section's strings from their prefixes and suffixes.
+
+// putFrontStrings writes the strings of prefix and suffix lengths pre and
+// suf (checked) into out, their suffixes read from data (strSlack bytes
+// past them): runs of short ones by frontShort, each long one by copies.
+func putFrontStrings(out, data []byte, pre, suf []uint32) {
+	var lo, hi uint64 // the string before's first 16 bytes
+	o, a := 0, 0
+	suf = suf[:len(pre)]
+	for i := 0; i < len(pre); i++ {
+		var k int
+		k, o, a, lo, hi = frontShort(out, data, pre[i:], suf[i:], o, a, lo, hi)
+		if i += k; i == len(pre) {
+			break
+		}
+		p, s := int(pre[i]), int(suf[i])
+		if p > 0 { // then i > 0: the first prefix is 0
+			copy(out[o:], out[o-int(pre[i-1]+suf[i-1]):][:p])
+		}
+		copy(out[o+p:], data[a:a+s])
+		var w [16]byte
+		copy(w[:], out[o:o+p+s])
+		lo, hi = binary.LittleEndian.Uint64(w[:]), binary.LittleEndian.Uint64(w[8:])
+		o, a = o+p+s, a+s
+	}
+}
+
+// frontShort writes the strings of pre and suf from out[o:], their
+// suffixes from data[a:], while each is at most 16 bytes and out has 16
+// bytes of room, and returns how many it wrote, where it stopped in out
+// and data and the last one's first 16 bytes. lo and hi hold the string
+// before's: reading it back from out would wait on the stores that just
+// wrote it. Each string is built in them and written as 16 bytes; the
+// bytes past it are written next, by a later string or the tail. The
+// loop has no call, and uses pointers, so that its state stays in
+// registers: the loads and stores stay inside out and data because
+// decodeFront checked that the prefixes and suffixes sum to what fits
+// and data has strSlack bytes past its suffixes.
+func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (int, int, int, uint64, uint64) {
+	left := len(out) - o
+	op := unsafe.Add(unsafe.Pointer(unsafe.SliceData(out)), o)
+	dp := unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), a)
+	suf = suf[:len(pre)]
+	for i, p32 := range pre {
+		p, s := uint(p32), uint(suf[i])
+		if p+s > strSlack || left < strSlack {
+			return i, len(out) - left, a, lo, hi
+		}
+		sl, sh := *(*uint64)(dp), *(*uint64)(unsafe.Add(dp, 8))
+		if p < 8 {
+			b := p * 8
+			lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>(64-b)
+		} else {
+			b := (p - 8) * 8
+			hi = hi&(1<<b-1) | sl<<b
+		}
+		*(*uint64)(op), *(*uint64)(unsafe.Add(op, 8)) = lo, hi
+		op, dp, left, a = unsafe.Add(op, p+s), unsafe.Add(dp, s), left-int(p+s), a+int(s)
+	}
+	return len(pre), len(out) - left, a, lo, hi
+}
