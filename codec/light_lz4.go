@@ -89,7 +89,7 @@ func lightRoom(s section) int {
 // sets s.codec to codecPlanes.
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
 	plain, planes := lz4Least(ls, src, s.hint)
-	if s.codec == codecStrDict {
+	if s.codec == codecStrDict || s.codec == codecFront {
 		// chooseStrDict compressed the piece but its few tail bytes.
 		plain = max(plain, s.rep.lz)
 	}

@@ -220,27 +220,48 @@ type strPiece struct {
 func (p strPiece) strLen(i int) int { return int(intAt(p.lens, i+1, p.w)) }
 
 // sampleStrs calls f with each string of dictChunks runs of step strings
-// spread over p, the string before it in p (nil before the first) and
-// whether it starts its run, walking the lengths once; it reports false if
-// they pass p's data.
+// spread over p, the string before it in p (nil at the first of a run)
+// and whether it starts its run; it reports false if p's lengths pass its
+// data. The strings between runs are skipped by summing their lengths.
 func sampleStrs(p strPiece, step int, f func(s, prev []byte, first bool)) bool {
-	at, c := 0, 0
-	var prev []byte
-	for i := 0; i < p.n && c < dictChunks; i++ {
-		l := p.strLen(i)
-		if l > len(p.data)-at {
+	at, i := 0, 0
+	for c := range dictChunks {
+		from := max(i, (p.n-step)*c/(dictChunks-1))
+		skip, ok := sumLens(p.lens, p.w, i+1, from+1, len(p.data))
+		if !ok || skip > len(p.data)-at {
 			return false
 		}
-		s := p.data[at : at+l]
-		if from := (p.n - step) * c / (dictChunks - 1); i >= from {
-			f(s, prev, i == from)
-			if i+1 >= from+step {
-				c++
+		at += skip
+		var prev []byte
+		for i = from; i < min(from+step, p.n); i++ {
+			l := p.strLen(i)
+			if l > len(p.data)-at {
+				return false
 			}
+			s := p.data[at : at+l]
+			f(s, prev, i == from)
+			prev, at = s, at+l
 		}
-		prev, at = s, at+l
 	}
 	return true
+}
+
+// sumLens is the sum of the values j to k-1 of w bytes (4 or 8) in lens,
+// and false if one is over most.
+func sumLens(lens []byte, w, j, k, most int) (int, bool) {
+	sum, or := uint64(0), uint64(0)
+	if w == 8 {
+		for b := lens[8*j : 8*k]; len(b) >= 8; b = b[8:] {
+			v := binary.LittleEndian.Uint64(b)
+			sum, or = sum+v, or|v
+		}
+	} else {
+		for b := lens[4*j : 4*k]; len(b) >= 4; b = b[4:] {
+			v := uint64(binary.LittleEndian.Uint32(b))
+			sum, or = sum+v, or|v
+		}
+	}
+	return int(sum), or <= uint64(most)
 }
 
 // strDictMayPay reports whether a dictionary of p's strings may pay, from

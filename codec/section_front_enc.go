@@ -153,8 +153,9 @@ const frontKeep = 0.9
 // and FSST-coded text (the text and the suffixes both weighed by the
 // column's FSST ratio): it returns the section, whose end the planner
 // sets, if so, having split the column in ss.nextRep(). notOverLZ4 holds
-// it to LZ4's bytes, as every lightweight section. lens holds the
-// lengths' bit-packing if chooseStrDict worked it out.
+// it to LZ4's bytes, as every lightweight section; where chooseStrDict
+// compressed the column (lens.lz), a section estimated over LZ4's bytes is
+// not tried, and notOverLZ4 need not compress it again.
 func (c *compressor) chooseFront(ss *sectionScratch, lens *strLens, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	p, ok := strPieceAt(body, at, h, gap, text)
 	if !ok || !frontMayPay(p) {
@@ -169,10 +170,10 @@ func (c *compressor) chooseFront(ss *sectionScratch, lens *strLens, body []byte,
 	front, rs.words = frontSize(&rs.front, gap, ratio, rs.words)
 	var bp bitpackChoice
 	bp, rs.words = lens.of(p, rs.words)
-	if front >= frontKeep*(float64(bp.size(gap)+fsstHeader)+ratio*float64(text)) {
+	if front >= frontKeep*(float64(bp.size(gap)+fsstHeader)+ratio*float64(text)) || lens.lz > 0 && front >= float64(lens.lz) {
 		return section{}, false
 	}
-	return section{at: at, codec: codecFront, hint: h, rep: repChoice{m: len(rs.front.data), gap: gap, text: text}}, true
+	return section{at: at, codec: codecFront, hint: h, rep: repChoice{m: len(rs.front.data), gap: gap, text: text, lz: lens.lz}}, true
 }
 
 // encodeFrontSection encodes the front-coded section s of src into dst

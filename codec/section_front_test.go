@@ -205,3 +205,44 @@ func TestFrontSectionsHostile(t *testing.T) {
 		t.Fatalf("%d cases", len(cs))
 	}
 }
+
+// TestSampleStrs checks the sampler of the string choices: dictChunks runs
+// of step strings, each string the one at its index, the first of each run
+// marked, and false where a length, sampled or skipped, passes the data.
+func TestSampleStrs(t *testing.T) {
+	for _, w := range []int{4, 8} {
+		_, p, _ := frontRaw(w)
+		starts := make([]int, p.n+1)
+		for i := range p.n {
+			starts[i+1] = starts[i] + p.strLen(i)
+		}
+		var got []int
+		ok := sampleStrs(p, 16, func(s, prev []byte, first bool) {
+			i := len(got)
+			k := sort.SearchInts(starts, cap(p.data)-cap(s)) // s's index, from where it starts
+			if string(s) != string(p.data[starts[k]:starts[k+1]]) || first != (i%16 == 0) || !first && string(prev) != string(p.data[starts[k-1]:starts[k]]) {
+				t.Fatalf("w=%d: sampled string %d (%q, first %v) is not string %d", w, i, s, first, k)
+			}
+			got = append(got, k)
+		})
+		if !ok || len(got) != dictChunks*16 || got[0] != 0 || got[len(got)-1] != p.n-1 {
+			t.Fatalf("w=%d: sampled %v (%v), want %d runs of 16 from the first string to the last", w, got, ok, dictChunks)
+		}
+		for _, at := range []int{1, p.n / 2, p.n} { // sampled, skipped, last
+			bad := p
+			bad.lens = append([]byte(nil), p.lens...)
+			putValue(bad.lens[w*at:], uint64(len(p.data)+1), w)
+			if sampleStrs(bad, 16, func(_, _ []byte, _ bool) {}) {
+				t.Errorf("w=%d: length %d of string %d past the data sampled", w, len(p.data)+1, at-1)
+			}
+		}
+		if w == 8 {
+			bad := p
+			bad.lens = append([]byte(nil), p.lens...)
+			putValue(bad.lens[w*(p.n/2):], 1<<63, w)
+			if sampleStrs(bad, 16, func(_, _ []byte, _ bool) {}) {
+				t.Errorf("a skipped length of 2^63 sampled")
+			}
+		}
+	}
+}

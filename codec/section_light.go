@@ -385,7 +385,7 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 type repChoice struct {
 	k, m      int
 	gap, text int
-	lz        int // a string dictionary: the bytes LZ4 took for its lengths, gap and text
+	lz        int // a string dictionary or front-coded section: the bytes LZ4 took for its lengths, gap and text (0: not compressed)
 }
 
 // repScratch is the room run-length and dictionary sections are tried in,
@@ -454,7 +454,8 @@ func chooseRepeats(rs *repScratch, s *section, vals []byte, w, r, bits int, best
 // ratio), and than LZ4 takes for the piece, which it compresses to make
 // sure (notOverLZ4 then need not): it returns the section, whose end the
 // planner sets, if so. The room it builds the dictionary in is
-// ss.nextRep(); lens holds the lengths' bit-packing for chooseFront.
+// ss.nextRep(); lens holds the lengths' bit-packing and LZ4's bytes for
+// chooseFront.
 func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	rs := ss.nextRep()
 	w := int(h.width)
@@ -497,6 +498,7 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	// (iso639-3): then bit-packed lengths and FSST, each held to LZ4,
 	// take less than the piece as one LZ4 section.
 	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
+	lens.lz = lz
 	if float64(lz) <= dict {
 		return section{}, false
 	}
@@ -518,10 +520,13 @@ func strPieceAt(body []byte, at int, h bufHint, gap, text int) (strPiece, bool) 
 }
 
 // strLens is the bit-packing of a string column's lengths, worked out at
-// most once for the string sections that weigh themselves against it.
+// most once for the string sections that weigh themselves against it, and
+// the bytes LZ4 took for the column if chooseStrDict compressed it (else
+// 0).
 type strLens struct {
 	bp   bitpackChoice
 	done bool
+	lz   int
 }
 
 // of returns the bit-packing of p's lengths, with room in words.
