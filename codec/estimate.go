@@ -167,37 +167,50 @@ func matchSavings(b []byte) float64 {
 // otherwise stored raw, and a larger one with at least minZstdMatches
 // saves the better of the matches' and the entropy's savings.
 func (c *compressor) worth(counts *[256]uint32, b []byte) bool {
+	ok, _ := c.worthSaving(counts, b, -1)
+	return ok
+}
+
+// worthSaving is worth given b's match savings m if the caller has them
+// (else m < 0); it also returns them if it parsed b, else m as given, so
+// that no caller parses a piece twice.
+func (c *compressor) worthSaving(counts *[256]uint32, b []byte, m float64) (bool, float64) {
 	if c.minSavings <= 0 {
-		return true
+		return true, m
 	}
 	if c.minSavings >= 1 {
-		return false
+		return false, m
 	}
 	if looksConstant(b) {
-		return true
+		return true, m
 	}
 	if c.kind != Zstd && len(b) >= minMatchPiece {
 		// LZ4 and MinLZ save what their matches do, whatever the entropy:
 		// the match parse alone decides (on random bytes it finds none).
-		return matchSavings(b) >= c.minSavings+lzSlack
+		if m < 0 {
+			m = matchSavings(b)
+		}
+		return m >= c.minSavings+lzSlack, m
 	}
 	h := entropyBits(counts, b)
 	if h > 8*(1-c.minSavings) {
-		return false
+		return false, m
 	}
 	if c.kind == Zstd && h < surelyCompressible {
-		return true
+		return true, m
 	}
 	if len(b) < minMatchPiece {
 		// The match parse would read a quarter of the piece, at about
 		// half LZ4's cost a byte: decide on the entropy alone.
-		return c.kind != Zstd && h < lzSmallEntropy
+		return c.kind != Zstd && h < lzSmallEntropy, m
 	}
-	m := matchSavings(b)
+	if m < 0 {
+		m = matchSavings(b)
+	}
 	if m >= minZstdMatches {
-		m = max(m, 1-h/8)
+		return max(m, 1-h/8) >= c.minSavings, m
 	}
-	return m >= c.minSavings
+	return m >= c.minSavings, m
 }
 
 // surelyCompressible is the sample entropy, in bits per byte, below which

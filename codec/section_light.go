@@ -229,11 +229,15 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	s := section{at: at, n: end - at, codec: None}
 	b := body[at:end]
 	keep := 1 - c.minSavings // the most of its raw size a section may take
+	sav := -1.0 // b's match savings, parsed once when first asked for
 	lz := func() float64 {
-		if len(b) >= minMatchPiece {
-			return 1 - (matchSavings(b) - lzSlack)
+		if len(b) < minMatchPiece {
+			return 1
 		}
-		return 1
+		if sav < 0 {
+			sav = matchSavings(b)
+		}
+		return 1 - (sav - lzSlack)
 	}
 	switch h.kind {
 	case hInt:
@@ -294,7 +298,7 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 			return s
 		}
 	}
-	if c.worth(&ss.hist, b) {
+	if ok, _ := c.worthSaving(&ss.hist, b, sav); ok {
 		s.codec = LZ4
 	}
 	return s

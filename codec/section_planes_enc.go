@@ -96,9 +96,12 @@ func (c *compressor) choosePlanes(ss *sectionScratch, b []byte, w int) (planesCh
 			continue
 		}
 		best := n
-		if c.worth(&ss.hist, plane) {
+		if ok, m := c.worthSaving(&ss.hist, plane, -1); ok {
+			if m < 0 {
+				m = matchSavings(plane)
+			}
 			p.lz4 |= 1 << j
-			best = int((1 - matchSavings(plane) + lzSlack) * float64(n))
+			best = int((1 - m + lzSlack) * float64(n))
 		}
 		if d := planeDistinct(plane); d >= 2 && d <= planesMaxPacked && packedPlaneSize(n, d) < best {
 			p.lz4 &^= 1 << j
