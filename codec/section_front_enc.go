@@ -89,10 +89,10 @@ const (
 )
 
 // frontMayPay reports whether p's strings share at least frontMinShare of
-// their bytes with the string before, on a sample.
-func frontMayPay(p strPiece) bool {
+// their bytes with the string before, on a sample, and the share.
+func frontMayPay(p strPiece) (float64, bool) {
 	if p.n < minRepValues {
-		return false
+		return 0, false
 	}
 	total, shared := 0, 0
 	ok := sampleStrs(p, min(frontSample, p.n)/dictChunks, func(s, prev []byte, first bool) {
@@ -101,7 +101,8 @@ func frontMayPay(p strPiece) bool {
 			shared += sharedPrefix(prev, s)
 		}
 	})
-	return ok && float64(shared) >= frontMinShare*float64(total)
+	share := float64(shared) / float64(max(total, 1))
+	return share, ok && total > 0 && share >= frontMinShare
 }
 
 // frontSize is the bytes the front-coded section of f takes with a gap of
@@ -154,18 +155,23 @@ const frontKeep = 0.9
 // column's FSST ratio): it returns the section, whose end the planner
 // sets, if so, having split the column in ss.nextRep(). notOverLZ4 holds
 // it to LZ4's bytes, as every lightweight section; where chooseStrDict
-// compressed the column (lens.lz), a section estimated over LZ4's bytes is
-// not tried, and notOverLZ4 need not compress it again.
+// compressed the column (lens.lz), a section whose suffixes alone (the
+// sample's unshared share of the text) or whole estimate take more is not
+// tried, and notOverLZ4 need not compress it again.
 func (c *compressor) chooseFront(ss *sectionScratch, lens *strLens, body []byte, at int, h bufHint, gap, text int) (section, bool) {
 	p, ok := strPieceAt(body, at, h, gap, text)
-	if !ok || !frontMayPay(p) {
+	if !ok {
+		return section{}, false
+	}
+	share, ok := frontMayPay(p)
+	ratio := c.column(h.col).fsst.ratioNow()
+	if !ok || lens.lz > 0 && ratio*(1-share)*float64(text) >= float64(lens.lz) {
 		return section{}, false
 	}
 	rs := ss.nextRep()
 	if !frontOf(&rs.front, p) {
 		return section{}, false
 	}
-	ratio := c.column(h.col).fsst.ratioNow()
 	var front float64
 	front, rs.words = frontSize(&rs.front, gap, ratio, rs.words)
 	var bp bitpackChoice

@@ -479,11 +479,19 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	// dictionary.
 	var bp bitpackChoice
 	bp, rs.words = lens.of(p, rs.words)
-	if text >= minMatchPiece {
-		codes := float64(p.n*widthOf(uint64(k))) / 8
-		if codes >= float64(bp.size(0))+(1-(matchSavings(p.data)-lzSlack))*float64(text) {
-			return section{}, false
-		}
+	codes := float64(p.n*widthOf(uint64(k))) / 8
+	if text >= minMatchPiece && codes >= float64(bp.size(0))+(1-(matchSavings(p.data)-lzSlack))*float64(text) {
+		return section{}, false
+	}
+	// A sorted column's runs of a value make LZ4 smaller than the codes
+	// (iso639-3; dates in runs, alltypes_tiny_pages): then bit-packed
+	// lengths and FSST, each held to LZ4, take less than the piece as one
+	// LZ4 section. LZ4 is tried before the dictionary is built, which
+	// takes longer.
+	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
+	lens.lz = lz
+	if codes >= float64(lz) {
+		return section{}, false
 	}
 	if rs.codes, ok = strDict(&rs.dict, p, rs.codes); !ok {
 		return section{}, false
@@ -495,15 +503,7 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	cp, rs.words = partSize(asBytes(rs.codes), 4, rs.words)
 	dict := float64(strDictHeader+gap+lp+cp) + ratio*float64(m)
 	plain := float64(bp.size(gap)+fsstHeader) + ratio*float64(text)
-	if dict >= plain {
-		return section{}, false
-	}
-	// A sorted column's runs of a value make LZ4 smaller than the codes
-	// (iso639-3): then bit-packed lengths and FSST, each held to LZ4,
-	// take less than the piece as one LZ4 section.
-	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
-	lens.lz = lz
-	if float64(lz) <= dict {
+	if dict >= plain || float64(lz) <= dict {
 		return section{}, false
 	}
 	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz}}, true
