@@ -229,7 +229,7 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 	s := section{at: at, n: end - at, codec: None}
 	b := body[at:end]
 	keep := 1 - c.minSavings // the most of its raw size a section may take
-	sav := -1.0 // b's match savings, parsed once when first asked for
+	sav := -1.0              // b's match savings, parsed once when first asked for
 	lz := func() float64 {
 		if len(b) < minMatchPiece {
 			return 1
