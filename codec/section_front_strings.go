@@ -43,7 +43,8 @@ func putFrontStrings(out, data []byte, pre, suf []uint32) {
 // loop has no call, and uses pointers, so that its state stays in
 // registers: the loads and stores stay inside out and data because
 // decodeFront checked that the prefixes and suffixes sum to what fits
-// and data has strSlack bytes past its suffixes.
+// and data has strSlack bytes past its suffixes. The words are read and
+// written little-endian, byte by byte where the machine needs that.
 func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (int, int, int, uint64, uint64) {
 	left := len(out) - o
 	op := unsafe.Add(unsafe.Pointer(unsafe.SliceData(out)), o)
@@ -54,7 +55,8 @@ func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (i
 		if p+s > strSlack || left < strSlack {
 			return i, len(out) - left, a, lo, hi
 		}
-		sl, sh := *(*uint64)(dp), *(*uint64)(unsafe.Add(dp, 8))
+		sl := binary.LittleEndian.Uint64((*[8]byte)(dp)[:])
+		sh := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, 8))[:])
 		if p < 8 {
 			b := p * 8
 			lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>(64-b)
@@ -62,7 +64,8 @@ func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (i
 			b := (p - 8) * 8
 			hi = hi&(1<<b-1) | sl<<b
 		}
-		*(*uint64)(op), *(*uint64)(unsafe.Add(op, 8)) = lo, hi
+		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
 		op, dp, left, a = unsafe.Add(op, p+s), unsafe.Add(dp, s), left-int(p+s), a+int(s)
 	}
 	return len(pre), len(out) - left, a, lo, hi
