@@ -290,8 +290,8 @@ func (e *Encoder) putEncoding(c *encoding) {
 // appendCompressed writes the raw block aside, compresses the sections of
 // its body worth compressing and appends the compressed block to dst, or
 // the raw block if no section was worth it or the result is not smaller.
-// A Light block that LZ4 may store in fewer bytes (lz4MayWin) is also
-// compressed as the LZ4 encoder would, and the smaller kept.
+// A Light block that LZ4 may store in fewer bytes (lz4MayWin, or all raw)
+// is also compressed as the LZ4 encoder would, and the smaller kept.
 func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte {
 	xf := e.cfg.transforms
 	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
@@ -305,12 +305,15 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	defer cp.scratch.put(ss)
 	raw, stored := e.compressBlock(cp, ss, sp, c, k, rows, xf)
 	kind := e.cfg.compression
-	if cp.kind == Light && stored >= 0 && lz4MayWin(ss.secs, stored) {
+	// A block Light stored all raw (stored < 0) is compared too: its
+	// estimates left every piece raw, which LZ4 may still shrink (a
+	// bitmap of alternating bools).
+	if cp.kind == Light && (stored < 0 || lz4MayWin(ss.secs, stored)) {
 		lp, ls := e.lz4, e.lz4.scratch.get()
 		defer lp.scratch.put(ls)
 		lsp := e.scratch.get()
 		defer e.scratch.put(lsp)
-		if lraw, lstored := e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms); lstored >= 0 && lstored < stored {
+		if lraw, lstored := e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms); lstored >= 0 && (stored < 0 || lstored < stored) {
 			raw, stored, ss, xf, kind = lraw, lstored, ls, defaultTransforms, LZ4
 		}
 	}

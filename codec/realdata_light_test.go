@@ -234,3 +234,34 @@ func TestLightBlockNotOverLZ4(t *testing.T) {
 		t.Errorf("LZ4 %d bytes, one column alone %d: LZ4 found no matches across the columns, so the test tests nothing", lz, col)
 	}
 }
+
+// TestLightRawBlockNotOverLZ4 checks that a block whose pieces Light's
+// estimates all leave raw, but which LZ4 shrinks by its repeats (a bitmap
+// of bools repeating a random pattern, too short for a match estimate),
+// is stored in no more bytes than LZ4's block, and that it decodes.
+func TestLightRawBlockNotOverLZ4(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 2))
+	pattern := make([]bool, 8*256)
+	for i := range pattern {
+		pattern[i] = r.IntN(2) == 0
+	}
+	b := array.NewBooleanBuilder(memory.NewGoAllocator())
+	defer b.Release()
+	for i := range 7300 {
+		b.Append(pattern[i%len(pattern)])
+	}
+	col := b.NewArray()
+	defer col.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.FixedWidthTypes.Boolean}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len()))
+	defer rec.Release()
+	lz := roundTrip(t, rec, WithCompression(LZ4))
+	li := roundTrip(t, rec, WithCompression(Light))
+	if len(li) > len(lz) {
+		t.Errorf("Light %d bytes, more than LZ4's %d", len(li), len(lz))
+	}
+	raw := roundTrip(t, rec, WithCompression(None))
+	if 3*len(lz) > 2*len(raw) {
+		t.Errorf("LZ4 %d bytes of %d raw: it found no repeats, so the test tests nothing", len(lz), len(raw))
+	}
+}
