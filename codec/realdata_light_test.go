@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -263,5 +264,58 @@ func TestLightRawBlockNotOverLZ4(t *testing.T) {
 	raw := roundTrip(t, rec, WithCompression(None))
 	if 3*len(lz) > 2*len(raw) {
 		t.Errorf("LZ4 %d bytes of %d raw: it found no repeats, so the test tests nothing", len(lz), len(raw))
+	}
+}
+
+// TestLightFarRepeatsNotOverLZ4 checks FORMAT.md's rule on text that
+// repeats only kilobytes apart, as generated code does (Go's
+// ssa/opGen.go): paragraphs of lines of a few random words, each
+// paragraph the one before with one line changed. A sample of the piece
+// sees few of the repeats, so a bound from it alone would keep FSST's
+// section, 5.5 times what LZ4 stores.
+func TestLightFarRepeatsNotOverLZ4(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 3))
+	words := make([]string, 40)
+	for i := range words {
+		w := make([]byte, 3+r.IntN(6))
+		for j := range w {
+			w[j] = "etaoinshrdlucmfwypvbgk"[r.IntN(22)]
+		}
+		words[i] = string(w)
+	}
+	para := make([]string, 64)
+	line := func() string {
+		var sb strings.Builder
+		for range 3 + r.IntN(4) {
+			sb.WriteString(words[r.IntN(len(words))])
+			sb.WriteByte(' ')
+		}
+		return sb.String()
+	}
+	for i := range para {
+		para[i] = line()
+	}
+	b := array.NewStringBuilder(memory.NewGoAllocator())
+	defer b.Release()
+	for i := range 8192 {
+		if i%len(para) == 0 {
+			para[r.IntN(len(para))] = line()
+		}
+		b.Append(para[i%len(para)])
+	}
+	col := b.NewArray()
+	defer col.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "line", Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len()))
+	defer rec.Release()
+	li := roundTrip(t, rec, WithCompression(Light))
+	lightNotOverLZ4(t, "far repeats", li)
+	lz := roundTrip(t, rec, WithCompression(LZ4))
+	if len(li) > len(lz) {
+		t.Errorf("Light %d bytes, more than LZ4's %d", len(li), len(lz))
+	}
+	text := rec.Column(0).Data().Buffers()[2].Bytes()
+	if least := lz4LeastOf(matchSavings(text), len(text)); least < len(text)/10 || 2*len(lz) > least {
+		t.Errorf("a sample of the text bounds LZ4 at %d of %d bytes, LZ4 takes %d: the test tests nothing", least, len(text), len(lz))
 	}
 }

@@ -111,6 +111,7 @@ type lightScratch struct {
 	est   []byte    // room for lz4Least's transposed sample
 	huff  huffCoder // the Huffman sections' coder
 	dalt  []byte    // the LZ4 block of a string dictionary's data
+	reach reachTable
 }
 
 // planLight cuts body at the marks and hints the writer noted and picks
