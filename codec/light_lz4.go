@@ -28,7 +28,7 @@ func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, planes int) {
 		}
 		return 0, planes
 	}
-	plain = max(lz4LeastOf(reachSavings(src, &ls.reach), n), lz4Floor(n))
+	plain = max(lz4LeastOf(reachSavings(src, &ls.reach, 4), n), lz4Floor(n))
 	if w := int(h.width); h.kind == hInt && (w == 4 || w == 8) && h.n >= minMatchPiece {
 		k := min(h.n, lz4Sample*w) / w * w
 		at := (h.n/2 - k/2) / w * w
