@@ -246,7 +246,9 @@ func (c *compressor) worthSaving(counts *[256]uint32, b []byte, m float64) (bool
 		if m < 0 {
 			m = matchSavings(b)
 		}
-		if m < c.minSavings+lzSlack {
+		if m > 0 && m < c.minSavings+lzSlack {
+			// A sample without one match (random bytes) is not parsed
+			// again: that would double LZ4's encode of random columns.
 			m = max(m, farSavings(b))
 		}
 		return m >= c.minSavings+lzSlack, m
