@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -194,6 +195,34 @@ func TestLightNotOverLZ4(t *testing.T) {
 			lightNotOverLZ4(t, filepath.Base(f), b)
 		}
 	}
+	for i, rec := range goSourceLines(t) {
+		lightNotOverLZ4(t, fmt.Sprint("opGen.go lines, batch ", i), roundTrip(t, rec, WithCompression(Light)))
+		rec.Release()
+	}
+}
+
+// goSourceLines returns the lines of Go's generated
+// cmd/compile/internal/ssa/opGen.go, a real table of text that repeats
+// kilobytes apart, as batches of 8192 strings (none if the Go tree is
+// absent).
+func goSourceLines(t *testing.T) []arrow.RecordBatch {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "cmd", "compile", "internal", "ssa", "opGen.go"))
+	if err != nil {
+		t.Logf("no Go sources: %v", err)
+		return nil
+	}
+	lines := strings.Split(string(src), "\n")
+	sc := arrow.NewSchema([]arrow.Field{{Name: "line", Type: arrow.BinaryTypes.String}}, nil)
+	var recs []arrow.RecordBatch
+	for at := 0; at < len(lines); at += 8192 {
+		b := array.NewStringBuilder(memory.NewGoAllocator())
+		b.AppendValues(lines[at:min(len(lines), at+8192)], nil)
+		col := b.NewArray()
+		b.Release()
+		recs = append(recs, array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len())))
+		col.Release()
+	}
+	return recs
 }
 
 // TestLightBlockNotOverLZ4 checks that a block whose columns repeat one
