@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -92,4 +94,16 @@ func encodeAll(t testing.TB, recs []arrow.RecordBatch, opts ...Option) (total in
 		blocks = append(blocks, b)
 	}
 	return total, blocks
+}
+
+// goSourceLines returns the lines of Go's generated
+// cmd/compile/internal/ssa/opGen.go, a real table of text that repeats
+// kilobytes apart (none if the Go tree is absent).
+func goSourceLines(t *testing.T) []string {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "cmd", "compile", "internal", "ssa", "opGen.go"))
+	if err != nil {
+		t.Logf("no Go sources: %v", err)
+		return nil
+	}
+	return strings.Split(string(src), "\n")
 }

@@ -247,3 +247,91 @@ func TestFSSTDecodeCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestLightFarRepeatsNotOverLZ4 checks FORMAT.md's rule on text that
+// repeats only kilobytes apart, as generated code does (Go's
+// ssa/opGen.go; farRepeats). A sample of the piece sees few of the
+// repeats, so a bound from it alone would keep FSST's section, 5.5 times
+// what LZ4 stores.
+func TestLightFarRepeatsNotOverLZ4(t *testing.T) {
+	rec := farRepeats(40)
+	defer rec.Release()
+	li := roundTrip(t, rec, WithCompression(Light))
+	lightNotOverLZ4(t, "far repeats", li)
+	lz := roundTrip(t, rec, WithCompression(LZ4))
+	if len(li) > len(lz) {
+		t.Errorf("Light %d bytes, more than LZ4's %d", len(li), len(lz))
+	}
+	text := rec.Column(0).Data().Buffers()[2].Bytes()
+	if least := lz4LeastOf(matchSavings(text), len(text)); least < len(text)/10 || 2*len(lz) > least {
+		t.Errorf("a sample of the text bounds LZ4 at %d of %d bytes, LZ4 takes %d: the test tests nothing", least, len(text), len(lz))
+	}
+}
+
+// TestFarRepeatsCompressed checks that LZ4 and MinLZ compress text whose
+// repeats lie kilobytes apart (farRepeats with a larger vocabulary), which
+// a sample alone finds not worth compressing.
+func TestFarRepeatsCompressed(t *testing.T) {
+	rec := farRepeats(300)
+	defer rec.Release()
+	text := rec.Column(0).Data().Buffers()[2].Bytes()
+	if s := matchSavings(text); s >= DefaultMinSavings+lzSlack {
+		t.Fatalf("a sample of the text saves %.2f: the test tests nothing", s)
+	}
+	raw := len(roundTrip(t, rec))
+	for _, c := range []Compression{LZ4, MinLZ} {
+		if n := len(roundTrip(t, rec, WithCompression(c))); 4*n > raw {
+			t.Errorf("%v: %d bytes of %d raw", c, n, raw)
+		}
+	}
+}
+
+// farRepeats returns a batch of 8192 lines in paragraphs of 64 lines of 3
+// to 6 words from a vocabulary of random words, each paragraph the one
+// before with one line changed: repeats 2 KiB apart.
+func farRepeats(vocab int) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(28, 3))
+	words := make([]string, vocab)
+	for i := range words {
+		w := make([]byte, 3+r.IntN(6))
+		for j := range w {
+			w[j] = "etaoinshrdlucmfwypvbgk"[r.IntN(22)]
+		}
+		words[i] = string(w)
+	}
+	para := make([]string, 64)
+	line := func() string {
+		var sb strings.Builder
+		for range 3 + r.IntN(4) {
+			sb.WriteString(words[r.IntN(len(words))])
+			sb.WriteByte(' ')
+		}
+		return sb.String()
+	}
+	for i := range para {
+		para[i] = line()
+	}
+	lines := make([]string, 8192)
+	for i := range lines {
+		if i%len(para) == 0 {
+			para[r.IntN(len(para))] = line()
+		}
+		lines[i] = para[i%len(para)]
+	}
+	return lineBatches(lines)[0]
+}
+
+// lineBatches returns lines as batches of 8192 rows of one string column.
+func lineBatches(lines []string) []arrow.RecordBatch {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "line", Type: arrow.BinaryTypes.String}}, nil)
+	var recs []arrow.RecordBatch
+	for at := 0; at < len(lines); at += 8192 {
+		b := array.NewStringBuilder(memory.NewGoAllocator())
+		b.AppendValues(lines[at:min(len(lines), at+8192)], nil)
+		col := b.NewArray()
+		b.Release()
+		recs = append(recs, array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len())))
+		col.Release()
+	}
+	return recs
+}
