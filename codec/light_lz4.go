@@ -16,7 +16,8 @@ import (
 // lz4Least returns the fewest bytes LZ4 may store src, a piece starting
 // with a buffer of hint h, in (plain), and for integers of 4 or 8 bytes
 // the fewest their byte planes each LZ4 may take (planes; else -1): from
-// the match parse of a sample of src, and of each plane of a sample of
+// the match parse of a sample of src (reaching into the 32 KiB before it,
+// reachSavings), and of each plane of a sample of
 // the integers transposed, as lz4LeastOf bounds it, and at least LZ4's
 // floor. A piece under minMatchPiece has no estimate: 0 (compress it).
 func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, planes int) {
