@@ -207,6 +207,7 @@ type section struct {
 	planes planesChoice
 	rep    repChoice
 	rs     *repScratch // the runs or dictionary chooseRepeats or chooseStrDict built, or nil
+	lz4    int         // a lightweight section: the bytes LZ4 took for its raw bytes, if notOverLZ4 compressed them (else 0)
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
@@ -226,6 +227,7 @@ type sectionScratch struct {
 	reps     []*repScratch
 	repsUsed int
 	hist     [256]uint32
+	reach    reachTable // Light: lz4MayWin's look for repeats across sections
 }
 
 // planSections cuts body at ss.marks into pieces of at least minPiece

@@ -308,7 +308,7 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	// A block Light stored all raw (stored < 0) is compared too: its
 	// estimates left every piece raw, which LZ4 may still shrink (a
 	// bitmap of alternating bools).
-	if cp.kind == Light && (stored < 0 || lz4MayWin(ss.secs, stored)) {
+	if cp.kind == Light && (stored < 0 || lz4MayWin(&ss.reach, raw[headerSize:], ss.secs, stored)) {
 		lp, ls := e.lz4, e.lz4.scratch.get()
 		defer lp.scratch.put(ls)
 		lsp := e.scratch.get()

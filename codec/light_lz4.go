@@ -1,6 +1,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/arrowpack/arrowpack"
 	"github.com/pierrec/lz4/v4"
 )
@@ -93,6 +96,7 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 	if s.codec == codecStrDict || s.codec == codecFront {
 		// chooseStrDict compressed the piece but its few tail bytes.
 		plain = max(plain, s.rep.lz)
+		s.lz4 = s.rep.lz
 	}
 	if z != nil && len(z) <= plain && (planes < 0 || len(z) <= planes) {
 		return z
@@ -103,6 +107,7 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 	alt := ls.alt[:len(dst)]
 	if k := 0; z == nil || len(z) > plain {
 		k = lz4Block(st, alt, src)
+		s.lz4 = max(k, 0)
 		if k > 0 && (z == nil || k < len(z)) {
 			s.codec = LZ4
 			z = dst[:copy(dst, alt[:k])]
@@ -175,14 +180,20 @@ func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
 	return stored
 }
 
-// lz4MayWin reports whether LZ4 may store a Light block, whose sections
-// secs take stored bytes, in fewer bytes, and so is worth compressing
-// with LZ4 too: when at least lz4Share of the bytes are in sections LZ4 or
-// byte planes hold, or raw. Each lightweight section already takes no
-// more than LZ4 would (notOverLZ4), so LZ4 can win only by matches across
-// the buffers Light compresses apart (alltypes_tiny_pages: columns of
-// equal values), which the LZ4 and raw sections hold.
-func lz4MayWin(secs []section, stored int) bool {
+// lz4MayWin reports whether LZ4 may store a Light block, whose raw body
+// is body and whose sections secs take stored bytes, in fewer bytes, and
+// so is worth compressing with LZ4 too. Each lightweight section already
+// takes no more than LZ4 would (notOverLZ4), so LZ4 can win only by
+// matches across the buffers Light compresses apart: columns of equal
+// values (alltypes_tiny_pages), which the LZ4, byte-plane and raw
+// sections hold, so the block is tried when they hold at least lz4Share
+// of its bytes; and columns that copy one another (a name and its ASCII
+// spelling), so it is tried when the lightweight and Huffman sections'
+// LZ4 bytes (as notOverLZ4 measured them, else their own), each times the
+// share LZ4 keeps of it with matches into the bytes before it (crossLeft),
+// are fewer than their bytes. The LZ4 that the block is tried with decides;
+// these estimates only spare blocks that hold no copies the trial.
+func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 	like := 0
 	for _, s := range secs {
 		switch s.codec {
@@ -192,9 +203,141 @@ func lz4MayWin(secs []section, stored int) bool {
 			like += len(s.z)
 		}
 	}
-	return float64(like) >= lz4Share*float64(stored)
+	if float64(like) >= lz4Share*float64(stored) {
+		return true
+	}
+	next, light, lz := -1, 0, 0.0
+	for i := range secs {
+		s := &secs[i]
+		if !lightweight(s.codec) && s.codec != codecHuff {
+			continue
+		}
+		light += len(s.z)
+		if s.n < minCross {
+			lz += float64(max(len(s.z), s.lz4))
+			continue
+		}
+		ref := len(s.z)
+		if s.lz4 > 0 {
+			ref = s.lz4
+		}
+		if next < 0 {
+			// Cleared only for a block that has a section to look at: a
+			// block of a few rows would spend most of its time here.
+			*rt, next = reachTable{}, 0
+		}
+		lz += float64(ref) * crossLeft(rt, &next, body, s)
+	}
+	return lz < float64(light)
 }
 
 // lz4Share is the share of a Light block's bytes that LZ4 must be able to
 // match across buffers for lz4MayWin to try it.
 const lz4Share = 0.5
+
+// crossLeft returns the share of its bytes LZ4 is taken to keep of
+// section s of body when it compresses s with the 64 KiB before it: of
+// s's middle crossSample bytes (an eighth of s, if fewer), the cost
+// (literals and 3 bytes a match) of a greedy parse matching within them,
+// the bytes that matches of crossMatch bytes or more into the bytes
+// before s cover costing nothing, over the cost of the parse alone. The
+// bytes before s are looked up in rt, which holds every crossStride-th
+// position before *next; crossLeft adds the ones up to s (the sections
+// come in order).
+func crossLeft(rt *reachTable, next *int, body []byte, s *section) float64 {
+	for *next = max(*next, s.at-64<<10); *next+16 <= s.at; *next += crossStride {
+		rt[crossHash(body[*next:])] = uint32(*next + 1)
+	}
+	n := min(s.n/8, crossSample)
+	at := s.at + (s.n-n)/2
+	lo, b := max(0, at-(64<<10-1)), body[at:at+n]
+	// A copy long enough to matter meets one of the positions rt holds
+	// within any crossStride of its own: a sample whose first and middle
+	// crossStride positions meet none is taken to copy nothing, which
+	// spares the parses below for most sections.
+	if farAt(rt, body, lo, b, 0, crossStride) < 0 && farAt(rt, body, lo, b, len(b)/2, crossStride) < 0 {
+		return 1
+	}
+	// The bytes far matches cover, found position by position: a parse
+	// that skipped ahead would miss the few positions rt holds.
+	var far [crossSample / 64]uint64
+	with := 0
+	for i := 0; i+16 <= len(b); {
+		k := farLen(rt, body, lo, b, i)
+		if k < crossMatch {
+			i++
+			continue
+		}
+		for e := i + k; i < e; i++ {
+			far[i/64] |= 1 << (i % 64)
+		}
+		with += 3
+	}
+	var near [1 << 10]uint16 // 1 + the last position of a hash in b
+	alone := 0
+	for i := 0; i+4 <= len(b); {
+		v := binary.LittleEndian.Uint32(b[i:])
+		h := (v * 2654435761) >> 22
+		j, cand := 1, int(near[h])-1
+		near[h] = uint16(i + 1)
+		if cand >= 0 && binary.LittleEndian.Uint32(b[cand:]) == v {
+			for j = 4; i+j < len(b) && b[cand+j] == b[i+j]; j++ {
+			}
+		}
+		cost := min(j, 3)
+		alone += cost
+		if far[i/64]&(1<<(i%64)) == 0 {
+			with += cost
+		}
+		i += j
+	}
+	if alone == 0 {
+		return 1
+	}
+	return min(1, float64(with)/float64(alone))
+}
+
+// farAt returns the first of the n positions of b from i at which a far
+// match (farLen) starts, or -1.
+func farAt(rt *reachTable, body []byte, lo int, b []byte, i, n int) int {
+	for e := min(i+n, len(b)-15); i < e; i++ {
+		if farLen(rt, body, lo, b, i) >= crossMatch {
+			return i
+		}
+	}
+	return -1
+}
+
+// farLen returns how many bytes b matches from i with the bytes of body
+// (from lo) that rt holds for b[i:i+16], or 0 if their first 8 differ.
+func farLen(rt *reachTable, body []byte, lo int, b []byte, i int) int {
+	p := int(rt[crossHash(b[i:])]) - 1
+	if p < lo || binary.LittleEndian.Uint64(body[p:]) != binary.LittleEndian.Uint64(b[i:]) {
+		return 0
+	}
+	k := 8
+	for i+k < len(b) && body[p+k] == b[i+k] {
+		k++
+	}
+	return k
+}
+
+// crossHash hashes the 16 bytes b starts with into a reachTable index:
+// 16 bytes, not LZ4's 4, so that the entry of a run of short strings or of
+// few distinct values is mostly the copy's, not the last one like it.
+func crossHash(b []byte) uint32 {
+	x := binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[8:]), 31)
+	return uint32((x * 0x9E3779B97F4A7C15) >> 52)
+}
+
+// crossSample, crossMatch and crossStride: what crossLeft reads of a
+// section, the shortest match into the bytes before it that it counts,
+// and how far apart the positions it notes there are. minCross is the
+// fewest raw bytes of a section lz4MayWin looks at: reading samples of
+// smaller ones took delta_binary_packed's encode to 1.9 times its time.
+const (
+	crossSample = 512
+	crossMatch  = 16
+	crossStride = 32
+	minCross    = 1 << 10
+)
