@@ -237,13 +237,11 @@ const lz4Share = 0.5
 
 // crossLeft returns the share of its bytes LZ4 is taken to keep of
 // section s of body when it compresses s with the 64 KiB before it: of
-// s's middle crossSample bytes (an eighth of s, if fewer), the cost
-// (literals and 3 bytes a match) of a greedy parse matching within them,
-// the bytes that matches of crossMatch bytes or more into the bytes
-// before s cover costing nothing, over the cost of the parse alone. The
-// bytes before s are looked up in rt, which holds every crossStride-th
-// position before *next; crossLeft adds the ones up to s (the sections
-// come in order).
+// s's middle crossSample bytes (an eighth of s, if fewer), the cost of a
+// greedy parse that also matches into the bytes before s (crossCost) over
+// the cost of one matching within them alone. The bytes before s are
+// looked up in rt, which holds every crossStride-th position before
+// *next; crossLeft adds the ones up to s (the sections come in order).
 func crossLeft(rt *reachTable, next *int, body []byte, s *section) float64 {
 	for *next = max(*next, s.at-64<<10); *next+16 <= s.at; *next += crossStride {
 		rt[crossHash(body[*next:])] = uint32(*next + 1)
@@ -255,71 +253,68 @@ func crossLeft(rt *reachTable, next *int, body []byte, s *section) float64 {
 	// within any crossStride of its own: a sample whose first and middle
 	// crossStride positions meet none is taken to copy nothing, which
 	// spares the parses below for most sections.
-	if farAt(rt, body, lo, b, 0, crossStride) < 0 && farAt(rt, body, lo, b, len(b)/2, crossStride) < 0 {
+	if !farAt(rt, body, lo, b, 0) && !farAt(rt, body, lo, b, len(b)/2) {
 		return 1
 	}
-	// The bytes far matches cover, found position by position: a parse
-	// that skipped ahead would miss the few positions rt holds.
-	var far [crossSample / 64]uint64
-	with := 0
-	for i := 0; i+16 <= len(b); {
-		k := farLen(rt, body, lo, b, i)
-		if k < crossMatch {
-			i++
-			continue
-		}
-		for e := i + k; i < e; i++ {
-			far[i/64] |= 1 << (i % 64)
-		}
-		with += 3
+	alone := crossCost(nil, body, lo, at, b)
+	if alone == 0 {
+		return 1
 	}
+	return min(1, float64(crossCost(rt, body, lo, at, b))/float64(alone))
+}
+
+// crossCost returns the cost (a byte a literal, 3 a match) of a greedy
+// parse of b, body's bytes from at, taking at each step the longest match
+// within b or, if rt is not nil, of crossMatch bytes or more into body
+// from lo: at the position rt holds, or at the distance of the last such
+// match, which a copy keeps.
+func crossCost(rt *reachTable, body []byte, lo, at int, b []byte) int {
 	var near [1 << 10]uint16 // 1 + the last position of a hash in b
-	alone := 0
+	cost, d := 0, 0
 	for i := 0; i+4 <= len(b); {
 		v := binary.LittleEndian.Uint32(b[i:])
 		h := (v * 2654435761) >> 22
 		j, cand := 1, int(near[h])-1
 		near[h] = uint16(i + 1)
 		if cand >= 0 && binary.LittleEndian.Uint32(b[cand:]) == v {
-			for j = 4; i+j < len(b) && b[cand+j] == b[i+j]; j++ {
+			j = 4 + sharedPrefix(b[cand+4:], b[i+4:])
+		}
+		if rt != nil && i+16 <= len(b) {
+			if p := at + i - d; d > 0 && p >= lo {
+				if k := sharedPrefix(body[p:], b[i:]); k >= crossMatch && k > j {
+					j = k
+				}
+			}
+			if k, p := farLen(rt, body, lo, b, i); k >= crossMatch && k > j {
+				j, d = k, at+i-p
 			}
 		}
-		cost := min(j, 3)
-		alone += cost
-		if far[i/64]&(1<<(i%64)) == 0 {
-			with += cost
-		}
+		cost += min(j, 3)
 		i += j
 	}
-	if alone == 0 {
-		return 1
-	}
-	return min(1, float64(with)/float64(alone))
+	return cost
 }
 
-// farAt returns the first of the n positions of b from i at which a far
-// match (farLen) starts, or -1.
-func farAt(rt *reachTable, body []byte, lo int, b []byte, i, n int) int {
-	for e := min(i+n, len(b)-15); i < e; i++ {
-		if farLen(rt, body, lo, b, i) >= crossMatch {
-			return i
+// farAt reports whether a far match (farLen) of crossMatch bytes or more
+// starts at one of the crossStride positions of b from i.
+func farAt(rt *reachTable, body []byte, lo int, b []byte, i int) bool {
+	for e := min(i+crossStride, len(b)-15); i < e; i++ {
+		if k, _ := farLen(rt, body, lo, b, i); k >= crossMatch {
+			return true
 		}
 	}
-	return -1
+	return false
 }
 
-// farLen returns how many bytes b matches from i with the bytes of body
-// (from lo) that rt holds for b[i:i+16], or 0 if their first 8 differ.
-func farLen(rt *reachTable, body []byte, lo int, b []byte, i int) int {
+// farLen returns how many bytes b matches from i with the bytes of body at
+// the position p (from lo) that rt holds for b[i:i+16], and p; 0 if their
+// first 8 differ.
+func farLen(rt *reachTable, body []byte, lo int, b []byte, i int) (int, int) {
 	p := int(rt[crossHash(b[i:])]) - 1
 	if p < lo || binary.LittleEndian.Uint64(body[p:]) != binary.LittleEndian.Uint64(b[i:]) {
-		return 0
+		return 0, 0
 	}
-	k := 8
-	for i+k < len(b) && body[p+k] == b[i+k] {
-		k++
-	}
-	return k
+	return 8 + sharedPrefix(body[p+8:], b[i+8:]), p
 }
 
 // crossHash hashes the 16 bytes b starts with into a reachTable index:
