@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 
@@ -188,10 +189,10 @@ func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
 // values (alltypes_tiny_pages), which the LZ4, byte-plane and raw
 // sections hold, so the block is tried when they hold at least lz4Share
 // of its bytes; and columns that copy one another (a name and its ASCII
-// spelling), so it is tried when the lightweight and Huffman sections'
-// LZ4 bytes (as notOverLZ4 measured them, else their own), each times the
-// share LZ4 keeps of it with matches into the bytes before it (crossLeft),
-// are fewer than their bytes. The LZ4 that the block is tried with decides;
+// spelling), so it is tried when the bytes LZ4 is taken to store the
+// lightweight and Huffman sections in, with matches into the bytes before
+// each (crossBytes, from LZ4's bytes for each as notOverLZ4 measured
+// them, else their own), are fewer than theirs. The LZ4 that the block is tried with decides;
 // these estimates only spare blocks that hold no copies the trial.
 func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 	like := 0
@@ -226,7 +227,7 @@ func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 			// block of a few rows would spend most of its time here.
 			*rt, next = reachTable{}, 0
 		}
-		lz += float64(ref) * crossLeft(rt, &next, body, s)
+		lz += crossBytes(rt, &next, body, secs[:i+1], ref)
 	}
 	return lz < float64(light)
 }
@@ -235,14 +236,25 @@ func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 // match across buffers for lz4MayWin to try it.
 const lz4Share = 0.5
 
-// crossLeft returns the share of its bytes LZ4 is taken to keep of
-// section s of body when it compresses s with the 64 KiB before it: of
-// s's middle crossSample bytes (an eighth of s, if fewer), the cost of a
-// greedy parse that also matches into the bytes before s (crossCost) over
-// the cost of one matching within them alone. The bytes before s are
-// looked up in rt, which holds every crossStride-th position before
-// *next; crossLeft adds the ones up to s (the sections come in order).
-func crossLeft(rt *reachTable, next *int, body []byte, s *section) float64 {
+// crossBytes returns the bytes LZ4 is taken to store the last of secs,
+// s, in when it compresses s with the 64 KiB before it, given that it
+// takes ref alone: lz4Floor if s copies a section before it of its
+// buffer's shape (copyDists) byte for byte; else ref times, of s's middle
+// crossSample bytes (an eighth of s, if fewer), the cost of a greedy parse
+// that also matches into the bytes before s (crossCost) over the cost of
+// one matching within them alone. The bytes before s are looked up in rt,
+// which holds every crossStride-th position before *next; crossBytes adds
+// the ones up to s (the sections come in order).
+func crossBytes(rt *reachTable, next *int, body []byte, secs []section, ref int) float64 {
+	s := &secs[len(secs)-1]
+	dists := copyDists(secs)
+	for _, d := range dists {
+		if d > 0 && bytes.Equal(body[s.at-d:s.at-d+s.n], body[s.at:s.at+s.n]) {
+			// A sample shows nothing of a copy of runs: its parse costs
+			// next to nothing with the copy or without.
+			return float64(lz4Floor(s.n))
+		}
+	}
 	for *next = max(*next, s.at-64<<10); *next+16 <= s.at; *next += crossStride {
 		rt[crossHash(body[*next:])] = uint32(*next + 1)
 	}
@@ -254,21 +266,37 @@ func crossLeft(rt *reachTable, next *int, body []byte, s *section) float64 {
 	// crossStride positions meet none is taken to copy nothing, which
 	// spares the parses below for most sections.
 	if !farAt(rt, body, lo, b, 0) && !farAt(rt, body, lo, b, len(b)/2) {
-		return 1
+		return float64(ref)
 	}
-	alone := crossCost(nil, body, lo, at, b)
+	alone := crossCost(nil, [2]int{}, body, lo, at, b)
 	if alone == 0 {
-		return 1
+		return float64(ref)
 	}
-	return min(1, float64(crossCost(rt, body, lo, at, b))/float64(alone))
+	return float64(ref) * min(1, float64(crossCost(rt, dists, body, lo, at, b))/float64(alone))
+}
+
+// copyDists returns the distances from the last of secs back to the two
+// nearest sections before it, within LZ4's 64 KiB, that hold a buffer of
+// its kind and width and about its size: where a copied column of numbers
+// lies, which rt, holding the latest of repeated values, seldom finds.
+func copyDists(secs []section) [2]int {
+	var d [2]int
+	s, k := &secs[len(secs)-1], 0
+	for i := len(secs) - 2; i >= 0 && k < len(d) && s.at-secs[i].at < 64<<10; i-- {
+		t := &secs[i]
+		if t.hint.kind == s.hint.kind && t.hint.width == s.hint.width && max(t.n-s.n, s.n-t.n) <= s.n/16 {
+			d[k], k = s.at-t.at, k+1
+		}
+	}
+	return d
 }
 
 // crossCost returns the cost (a byte a literal, 3 a match) of a greedy
 // parse of b, body's bytes from at, taking at each step the longest match
 // within b or, if rt is not nil, of crossMatch bytes or more into body
-// from lo: at the position rt holds, or at the distance of the last such
-// match, which a copy keeps.
-func crossCost(rt *reachTable, body []byte, lo, at int, b []byte) int {
+// from lo: at the position rt holds, at one of the distances dists (0:
+// none), or at the distance of the last such match, which a copy keeps.
+func crossCost(rt *reachTable, dists [2]int, body []byte, lo, at int, b []byte) int {
 	var near [1 << 10]uint16 // 1 + the last position of a hash in b
 	cost, d := 0, 0
 	for i := 0; i+4 <= len(b); {
@@ -280,9 +308,11 @@ func crossCost(rt *reachTable, body []byte, lo, at int, b []byte) int {
 			j = 4 + sharedPrefix(b[cand+4:], b[i+4:])
 		}
 		if rt != nil && i+16 <= len(b) {
-			if p := at + i - d; d > 0 && p >= lo {
-				if k := sharedPrefix(body[p:], b[i:]); k >= crossMatch && k > j {
-					j = k
+			for _, e := range [3]int{d, dists[0], dists[1]} {
+				if p := at + i - e; e > 0 && p >= lo {
+					if k := sharedPrefix(body[p:], b[i:]); k >= crossMatch && k > j {
+						j, d = k, e
+					}
 				}
 			}
 			if k, p := farLen(rt, body, lo, b, i); k >= crossMatch && k > j {
@@ -325,7 +355,7 @@ func crossHash(b []byte) uint32 {
 	return uint32((x * 0x9E3779B97F4A7C15) >> 52)
 }
 
-// crossSample, crossMatch and crossStride: what crossLeft reads of a
+// crossSample, crossMatch and crossStride: what crossBytes reads of a
 // section, the shortest match into the bytes before it that it counts,
 // and how far apart the positions it notes there are. minCross is the
 // fewest raw bytes of a section lz4MayWin looks at: reading samples of
