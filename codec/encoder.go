@@ -20,6 +20,7 @@ type Encoder struct {
 	scratch     *freeList[[]byte]   // aligned room for raw blocks written aside
 	compressor  *compressor         // nil without compression
 	lz4         *compressor         // Light's: LZ4's, which its blocks are compared with
+	streak      lz4Streak           // Light's: how many blocks to write as LZ4's
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an
@@ -293,18 +294,21 @@ func (e *Encoder) putEncoding(c *encoding) {
 // A Light block that LZ4 may store in fewer bytes (lz4MayWin, or all raw)
 // is also compressed as the LZ4 encoder would, and the smaller kept.
 func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte {
-	xf := e.cfg.transforms
-	if e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1 {
+	xf, cp := e.cfg.transforms, e.compressor
+	small := e.cfg.compression == Light && c.est < minDecide && rows < minLightRows && e.cfg.minSavings < 1
+	if small {
 		// A small block of few rows is compressed as MinLZ compresses
 		// it, transposed (section_light.go).
 		xf = defaultTransforms
+	} else if e.cfg.compression == Light && e.streak.skip() {
+		xf, cp = defaultTransforms, e.lz4 // light_streak.go
 	}
 	sp := e.scratch.get()
 	defer e.scratch.put(sp)
-	cp, ss := e.compressor, e.compressor.scratch.get()
+	ss := cp.scratch.get()
 	defer cp.scratch.put(ss)
 	raw, stored := e.compressBlock(cp, ss, sp, c, k, rows, xf)
-	kind := e.cfg.compression
+	kind := cp.kind
 	// A block Light stored all raw (stored < 0) is compared too: its
 	// estimates left every piece raw, which LZ4 may still shrink (a
 	// bitmap of alternating bools).
@@ -315,6 +319,13 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 		defer e.scratch.put(lsp)
 		if lraw, lstored := e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms); lstored >= 0 && (stored < 0 || lstored < stored) {
 			raw, stored, ss, xf, kind = lraw, lstored, ls, defaultTransforms, LZ4
+		}
+	}
+	if cp.kind == Light && !small {
+		if kind == LZ4 {
+			e.streak.lost()
+		} else {
+			e.streak.won()
 		}
 	}
 	if stored < 0 || stored >= len(raw)-headerSize {

@@ -243,3 +243,88 @@ func TestLightRawBlockNotOverLZ4(t *testing.T) {
 		t.Errorf("LZ4 %d bytes of %d raw: it found no repeats, so the test tests nothing", len(lz), len(raw))
 	}
 }
+
+// TestLightStreak checks lz4Streak through one encoder: a batch of equal
+// columns, which LZ4's block wins, makes the next blocks LZ4's without a
+// try of Light (so a batch Light would win is written as LZ4's, no larger
+// than LZ4 would), waits that double while LZ4 keeps winning, and a
+// batch Light wins is Light's again at the next try, after which one LZ4
+// win waits a single block. Every block decodes to its batch.
+func TestLightStreak(t *testing.T) {
+	copies, light := streakBatch(t, true), streakBatch(t, false)
+	defer copies.Release()
+	defer light.Release()
+	enc := must(NewEncoder(copies.Schema(), WithCompression(Light)))
+	dec := must(NewDecoder(copies.Schema()))
+	lzEnc := must(NewEncoder(copies.Schema(), WithCompression(LZ4)))
+	kinds := ""
+	put := func(rec arrow.RecordBatch) {
+		b := must(enc.Append(nil, rec))
+		out := must(dec.Decode(b))
+		if !array.RecordEqual(out, rec) {
+			t.Fatalf("block %d decodes to another batch", len(kinds))
+		}
+		out.Release()
+		if lz := len(must(lzEnc.Append(nil, rec))); len(b) > lz {
+			t.Errorf("block %d: %d bytes, more than LZ4's %d", len(kinds), len(b), lz)
+		}
+		switch h := must(parseHeader(b)); h.compression {
+		case LZ4:
+			kinds += "z"
+		case Light:
+			kinds += "L"
+		default:
+			kinds += "?"
+		}
+	}
+	// LZ4 wins the first try, then waits 1, 2 and 4 blocks; the Light
+	// batch put during the wait of 4 is LZ4's, the one after it Light's.
+	for range 1 + 1 + 1 + 2 + 1 {
+		put(copies)
+	}
+	put(light) // in the wait of 4
+	for range 3 {
+		put(copies)
+	}
+	put(light)  // tried: Light wins
+	put(copies) // tried: LZ4 wins, a wait of 1
+	put(light)  // in it
+	put(light)  // tried
+	if want := "zzzzzzzzzzLzzL"; kinds != want {
+		t.Errorf("blocks went %s (z: LZ4, L: Light), want %s", kinds, want)
+	}
+	if n := len(must(must(NewEncoder(light.Schema(), WithCompression(Light))).Append(nil, light))); n >= len(must(lzEnc.Append(nil, light))) {
+		t.Errorf("the Light batch takes %d bytes in Light, not fewer than LZ4's: the test tests nothing", n)
+	}
+}
+
+// streakBatch returns a batch of three float64 columns of 2,048 rows:
+// equal columns of random values (Light holds each as byte planes, LZ4's
+// block matches the copies, and wins) if copies, else three different
+// columns of two decimals (ALP wins).
+func streakBatch(t *testing.T, copies bool) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(28, 4))
+	vals := make([]float64, 2048)
+	for i := range vals {
+		vals[i] = r.Float64()
+	}
+	b := array.NewFloat64Builder(memory.NewGoAllocator())
+	defer b.Release()
+	var cols []arrow.Array
+	var fields []arrow.Field
+	for c := range 3 {
+		for _, v := range vals {
+			if !copies {
+				v = float64(r.IntN(100000)) / 100
+			}
+			b.Append(v)
+		}
+		cols = append(cols, b.NewArray())
+		fields = append(fields, arrow.Field{Name: fmt.Sprint("c", c), Type: arrow.PrimitiveTypes.Float64})
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(len(vals)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
