@@ -192,8 +192,9 @@ func (c *compressor) joinLZ4(ss *sectionScratch, body []byte, stored int) int {
 // spelling), so it is tried when the bytes LZ4 is taken to store the
 // lightweight and Huffman sections in, with matches into the bytes before
 // each (crossBytes, from LZ4's bytes for each as notOverLZ4 measured
-// them, else their own), are fewer than theirs. The LZ4 that the block is tried with decides;
-// these estimates only spare blocks that hold no copies the trial.
+// them, else their own), are fewer than theirs. The LZ4 block the block
+// is then tried with decides; these estimates only spare the trial to
+// blocks that hold no copies.
 func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 	like := 0
 	for _, s := range secs {
@@ -358,8 +359,8 @@ func crossHash(b []byte) uint32 {
 // crossSample, crossMatch and crossStride: what crossBytes reads of a
 // section, the shortest match into the bytes before it that it counts,
 // and how far apart the positions it notes there are. minCross is the
-// fewest raw bytes of a section lz4MayWin looks at: reading samples of
-// smaller ones took delta_binary_packed's encode to 1.9 times its time.
+// fewest raw bytes of a section lz4MayWin looks at: sampling smaller ones
+// costs more encode time than their copies save (docs/light.md).
 const (
 	crossSample = 512
 	crossMatch  = 16

@@ -42,5 +42,11 @@ func (s *lz4Streak) lost() {
 	s.wait.Store(b)
 }
 
-// won notes that Light's block won: the next LZ4 win waits one block.
-func (s *lz4Streak) won() { s.backoff.Store(0) }
+// won notes that Light's block won: the next LZ4 win waits one block. It
+// writes only on a change, as goroutines sharing an Encoder call it for
+// almost every block.
+func (s *lz4Streak) won() {
+	if s.backoff.Load() != 0 {
+		s.backoff.Store(0)
+	}
+}
