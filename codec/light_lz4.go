@@ -106,17 +106,33 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 		ls.alt = make([]byte, len(dst))
 	}
 	alt := ls.alt[:len(dst)]
-	if k := 0; z == nil || len(z) > plain {
-		k = lz4Block(st, alt, src)
-		s.lz4 = max(k, 0)
-		if k > 0 && (z == nil || k < len(z)) {
-			s.codec = LZ4
-			z = dst[:copy(dst, alt[:k])]
+	if z == nil || len(z) > plain {
+		// LZ4's block is kept only if smaller than z, so a trial that
+		// loses stops once it has written a quarter more than z; s.lz4
+		// then holds that LZ4 takes more. (lz4MayWin counts those bytes:
+		// stopping at len(z) made it try three real tables for nothing.)
+		room := alt
+		if z != nil {
+			room = alt[:min(len(alt), len(z)+len(z)/4)]
+		}
+		switch k := lz4Block(st, room, src); {
+		case k > 0:
+			s.lz4 = k
+			if z == nil || k < len(z) {
+				s.codec = LZ4
+				z = dst[:copy(dst, alt[:k])]
+			}
+		case z != nil:
+			s.lz4 = len(room) + 1
 		}
 	}
 	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) && s.codec != codecPlanes && (z == nil || len(z) > planes) {
 		p := planesChoice{w: w, n: s.hint.n / w, lz4: 1<<w - 1}
-		if y := encodePlanes(st, ls, alt, src, p); z == nil || len(y) < len(z) {
+		room := alt
+		if z != nil {
+			room = alt[:len(z)-1]
+		}
+		if y := encodePlanes(st, ls, room, src, p); y != nil {
 			s.codec, s.planes = codecPlanes, p
 			z = dst[:copy(dst, y)]
 		}

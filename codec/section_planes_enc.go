@@ -119,12 +119,19 @@ func planesBound(n, w, tail int) int {
 	return planesHeader + 5*w + w*max(lz4.CompressBlockBound(n), 1+256+n) + tail
 }
 
-// encodePlanes writes into dst (of planesBound bytes) the byte-plane
-// section of raw, whose first p.n values of p.w bytes are transposed into
-// ls's room and stored as p says, planes LZ4 or packing do not shrink raw
-// after all, with st compressing; the rest of raw is the tail.
+// encodePlanes writes into dst the byte-plane section of raw, whose first
+// p.n values of p.w bytes are transposed into ls's room and stored as p
+// says, planes LZ4 or packing do not shrink raw after all, with st
+// compressing; the rest of raw is the tail. It returns nil if the section
+// does not fit in dst, which planesBound bytes always hold: notOverLZ4
+// gives it only the bytes that would beat the section it has, so that a
+// trial that loses stops once it has written them.
 func encodePlanes(st *lz4State, ls *lightScratch, dst, raw []byte, p planesChoice) []byte {
 	vals := p.n * p.w
+	o := planesHeader + 5*p.w
+	if len(dst) < o+len(raw)-vals {
+		return nil
+	}
 	if cap(ls.bytes) < vals {
 		ls.bytes = make([]byte, vals)
 	}
@@ -132,21 +139,24 @@ func encodePlanes(st *lz4State, ls *lightScratch, dst, raw []byte, p planesChoic
 	arrowpack.TransposeBytes(t, raw[:vals], p.w)
 	dst[0], dst[1], dst[2], dst[3] = byte(p.w), 0, 0, 0
 	binary.LittleEndian.PutUint32(dst[4:], uint32(p.n))
-	o := planesHeader + 5*p.w
 	for j := range p.w {
 		plane := t[j*p.n : (j+1)*p.n]
+		room := len(dst) - o - (len(raw) - vals)
 		codec, size := byte(planeRaw), p.n
 		switch {
 		case p.packed>>j&1 != 0: // packed, if both are set
-			if z := packPlane(ls, dst[o:], plane); z > 0 && z < p.n {
+			if z := packPlane(ls, dst[o:o+room], plane); z > 0 && z < p.n {
 				codec, size = planePacked, z
 			}
 		case p.lz4>>j&1 != 0 && p.n > 0:
-			if z := lz4Block(st, dst[o:], plane); z > 0 && z < p.n {
+			if z := lz4Block(st, dst[o:o+min(room, p.n-1)], plane); z > 0 {
 				codec, size = planeLZ4, z
 			}
 		}
-		if codec == 0 {
+		if codec == planeRaw {
+			if room < p.n {
+				return nil
+			}
 			copy(dst[o:], plane)
 		}
 		dst[planesHeader+j] = codec
@@ -157,27 +167,28 @@ func encodePlanes(st *lz4State, ls *lightScratch, dst, raw []byte, p planesChoic
 	return dst[:o]
 }
 
-// packPlane writes plane packed into dst (of at least 1+256+len(plane)
-// bytes), with ls's room for the indices, and returns the bytes it took,
-// or 0 if plane holds fewer than 2 or more than 256 distinct bytes.
+// packPlane writes plane packed into dst, with ls's room for the indices,
+// and returns the bytes it took, or 0 if plane holds fewer than 2 distinct
+// bytes or its packed bytes do not fit in dst.
 func packPlane(ls *lightScratch, dst, plane []byte) int {
 	var seen [256]bool
 	for _, b := range plane {
 		seen[b] = true
 	}
 	var index [256]uint32
+	var table [256]byte
 	d := 0
 	for b, ok := range seen {
 		if ok {
-			index[b] = uint32(d)
-			dst[1+d] = byte(b)
+			index[b], table[d] = uint32(d), byte(b)
 			d++
 		}
 	}
-	if d < 2 {
+	if d < 2 || len(dst) < packedPlaneSize(len(plane), d) {
 		return 0
 	}
 	dst[0] = byte(d - 1)
+	copy(dst[1:], table[:d])
 	if cap(ls.idx) < len(plane) {
 		ls.idx = make([]uint32, len(plane))
 	}
@@ -188,8 +199,9 @@ func packPlane(ls *lightScratch, dst, plane []byte) int {
 	return 1 + d + arrowpack.BitPack32(dst[1+d:], idx, 0, bits.Len(uint(d-1)))
 }
 
-// lz4Block compresses src into dst (of at least CompressBlockBound bytes)
-// with st and returns the compressed size, 0 if it failed.
+// lz4Block compresses src into dst with st and returns the compressed
+// size, 0 if it failed or took more than dst holds (pierrec's compressor
+// then stops; it writes the same block into any dst that holds it).
 func lz4Block(st *lz4State, dst, src []byte) int {
 	n, err := st.fast.CompressBlock(src, dst)
 	if err != nil {

@@ -46,3 +46,40 @@ func TestPackedPlanes(t *testing.T) {
 		t.Errorf("one distinct byte: %v", err)
 	}
 }
+
+// TestPlanesRoom checks encodePlanes given less room than planesBound, as
+// notOverLZ4's trials give it: for every room it writes the same section
+// as with full room when that fits, and returns nil when it does not,
+// whether the planes are raw, LZ4 or packed and with a tail.
+func TestPlanesRoom(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	n := 300
+	raw := make([]byte, 8*n+5)
+	for i := range n {
+		// Plane 0 random (raw), 1 a few values (packed or LZ4), 2 runs
+		// (LZ4), the rest zero.
+		v := uint64(r.Uint32()&0xff) | uint64(r.IntN(4))<<8 | uint64(i/50)<<16
+		binary.LittleEndian.PutUint64(raw[8*i:], v)
+	}
+	st, ls := newFastLZ4(), new(lightScratch)
+	for _, p := range []planesChoice{
+		{w: 8, n: n, lz4: 0xff},
+		{w: 8, n: n, lz4: 0xfd, packed: 0x02},
+		{w: 4, n: 2 * n, lz4: 0x0f},
+	} {
+		full := bytes.Clone(encodePlanes(st, ls, make([]byte, planesBound(p.n, p.w, len(raw)-p.n*p.w)), raw, p))
+		for room := 0; room <= len(full)+300; room++ {
+			z := encodePlanes(st, ls, make([]byte, room), raw, p)
+			switch {
+			case room >= len(full) && !bytes.Equal(z, full):
+				t.Fatalf("%+v room %d: %d bytes, want the %d of full room", p, room, len(z), len(full))
+			case room < len(full) && z != nil:
+				t.Fatalf("%+v room %d: %d bytes, want nil (full room takes %d)", p, room, len(z), len(full))
+			}
+		}
+		got := make([]byte, len(raw))
+		if err := decodePlanes(got, full); err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("%+v: decoded %v, equal %v", p, err, bytes.Equal(got, raw))
+		}
+	}
+}
