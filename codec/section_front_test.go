@@ -1,8 +1,10 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
@@ -246,3 +248,59 @@ func TestSampleStrs(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontOf checks frontOf's split against its definition on columns
+// of strings sharing 0 to 40 bytes with the one before and of suffixes
+// of 0 to 40 bytes, as 4- and 8-byte lengths, down to the last strings,
+// whose compares and copies cannot read past them: each string's prefix is
+// the most bytes it shares with the string before, its suffix the rest,
+// and the suffixes follow one another. A length that passes the data is
+// refused.
+func TestFrontOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var f frontCode
+	for round := range 200 {
+		var strs [][]byte
+		var prev []byte
+		for range r.IntN(60) {
+			s := append([]byte(nil), prev[:min(len(prev), r.IntN(41))]...)
+			for range r.IntN(41) {
+				s = append(s, byte('a'+r.IntN(3)))
+			}
+			strs, prev = append(strs, s), s
+		}
+		w := 4 << (round % 2)
+		lens := make([]byte, w*(len(strs)+1))
+		var data []byte
+		for i, s := range strs {
+			putValue(lens[w*(i+1):], uint64(len(s)), w)
+			data = append(data, s...)
+		}
+		p := strPiece{w: w, n: len(strs), lens: lens, data: data}
+		if !frontOf(&f, p) {
+			t.Fatalf("round %d: good lengths refused", round)
+		}
+		var want []byte
+		for i, s := range strs {
+			k := 0
+			for i > 0 && k < len(s) && k < len(strs[i-1]) && s[k] == strs[i-1][k] {
+				k++
+			}
+			if int(f.pre[i]) != k || int(f.suf[i]) != len(s)-k {
+				t.Fatalf("round %d string %d: prefix %d suffix %d, want %d and %d", round, i, f.pre[i], f.suf[i], k, len(s)-k)
+			}
+			want = append(want, s[k:]...)
+		}
+		if !bytes.Equal(f.data, want) {
+			t.Fatalf("round %d: suffixes %q, want %q", round, f.data, want)
+		}
+		if len(strs) > 0 {
+			i := r.IntN(len(strs))
+			putValue(lens[w*(i+1):], uint64(len(data)+1), w)
+			if frontOf(&f, p) {
+				t.Fatalf("round %d: string %d's length past the data accepted", round, i)
+			}
+		}
+	}
+}
+
