@@ -303,4 +303,3 @@ func TestFrontOf(t *testing.T) {
 		}
 	}
 }
-
