@@ -108,9 +108,12 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 	alt := ls.alt[:len(dst)]
 	if z == nil || len(z) > plain {
 		// LZ4's block is kept only if smaller than z, so a trial that
-		// loses stops once it has written a quarter more than z; s.lz4
-		// then holds that LZ4 takes more. (lz4MayWin counts those bytes:
-		// stopping at len(z) made it try three real tables for nothing.)
+		// loses stops once it has written a quarter more than z. s.lz4
+		// then holds the least LZ4 may take: more than the room, or, as
+		// pierrec's compressor gives up on a block not smaller than src
+		// in a dst shorter than its bound, len(src). (lz4MayWin counts
+		// those bytes: stopping at len(z) made it try three real tables
+		// for nothing.)
 		room := alt
 		if z != nil {
 			room = alt[:min(len(alt), len(z)+len(z)/4)]
@@ -123,7 +126,7 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 				z = dst[:copy(dst, alt[:k])]
 			}
 		case z != nil:
-			s.lz4 = len(room) + 1
+			s.lz4 = min(len(room)+1, len(src))
 		}
 	}
 	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) && s.codec != codecPlanes && (z == nil || len(z) > planes) {

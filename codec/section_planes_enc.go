@@ -200,8 +200,10 @@ func packPlane(ls *lightScratch, dst, plane []byte) int {
 }
 
 // lz4Block compresses src into dst with st and returns the compressed
-// size, 0 if it failed or took more than dst holds (pierrec's compressor
-// then stops; it writes the same block into any dst that holds it).
+// size, or 0 if it failed or took more than dst holds (pierrec's
+// compressor then stops). Into a dst shorter than CompressBlockBound it
+// writes the same block as into a longer one, or 0 for a block not
+// smaller than src.
 func lz4Block(st *lz4State, dst, src []byte) int {
 	n, err := st.fast.CompressBlock(src, dst)
 	if err != nil {
