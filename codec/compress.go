@@ -207,7 +207,7 @@ type section struct {
 	planes planesChoice
 	rep    repChoice
 	rs     *repScratch // the runs or dictionary chooseRepeats or chooseStrDict built, or nil
-	lz4    int         // a lightweight section: the bytes LZ4 took for its raw bytes, if notOverLZ4 compressed them (else 0), or one more than it let LZ4 write
+	lz4    int         // a lightweight section: the bytes LZ4 took for its raw bytes, if notOverLZ4 compressed them (else 0), or the least LZ4 may take if its trial stopped
 }
 
 // sectionScratch is the reusable room an encoder plans sections in.
