@@ -315,9 +315,23 @@ func (e *Encoder) appendCompressed(dst []byte, c *encoding, k, rows int) []byte 
 	if cp.kind == Light && (stored < 0 || lz4MayWin(&ss.reach, raw[headerSize:], ss.secs, stored)) {
 		lp, ls := e.lz4, e.lz4.scratch.get()
 		defer lp.scratch.put(ls)
-		lsp := e.scratch.get()
-		defer e.scratch.put(lsp)
-		if lraw, lstored := e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms); lstored >= 0 && (stored < 0 || lstored < stored) {
+		var lraw []byte
+		var lstored int
+		if xf == defaultTransforms {
+			// A small block was written as LZ4's encoder writes it:
+			// only its sections differ, so the raw block is not
+			// written again (a tiny table's encode spent a fifth of
+			// its time writing blocks).
+			ls.xf = xf
+			ls.marks = append(ls.marks[:0], ss.marks...)
+			ls.hints = append(ls.hints[:0], ss.hints...)
+			lraw, lstored = raw, e.compressBody(lp, ls, raw[headerSize:])
+		} else {
+			lsp := e.scratch.get()
+			defer e.scratch.put(lsp)
+			lraw, lstored = e.compressBlock(lp, ls, lsp, c, k, rows, defaultTransforms)
+		}
+		if lstored >= 0 && (stored < 0 || lstored < stored) {
 			raw, stored, ss, xf, kind = lraw, lstored, ls, defaultTransforms, LZ4
 		}
 	}
@@ -362,7 +376,13 @@ func (e *Encoder) compressBlock(cp *compressor, ss *sectionScratch, sp *[]byte, 
 	*sp = c.w.out
 	ss.marks, c.w.marks = c.w.marks, nil
 	ss.hints, c.w.hints = c.w.hints, nil
-	body := raw[headerSize:]
+	return raw, e.compressBody(cp, ss, raw[headerSize:])
+}
+
+// compressBody plans the sections of body, written with the transforms,
+// marks and hints ss holds, with cp, compresses them into ss and returns
+// the compressed body's size (-1 if no section is compressed).
+func (e *Encoder) compressBody(cp *compressor, ss *sectionScratch, body []byte) (stored int) {
 	ss.secs = cp.planSections(ss, body, e.cfg.concurrency)
 	stored = -1
 	for _, s := range ss.secs {
@@ -374,7 +394,7 @@ func (e *Encoder) compressBlock(cp *compressor, ss *sectionScratch, sp *[]byte, 
 			break
 		}
 	}
-	return raw, stored
+	return stored
 }
 
 // writeBlock writes with c.w, which the caller sets up, in one pass, the
