@@ -99,19 +99,22 @@ func decodeStrDict(raw, src []byte) error {
 	dp := src[at+g+l : at+g+l+d]
 	cp := src[at+g+l+d : at+g+l+d+c]
 	tail := src[at+g+l+d+c:]
-	pr, room := getRoom(int((k*uint64(w) + 4*n + m + strSlack + 7) / 8))
+	kw := k * uint64(w)
+	pr, room := getRoom(int((kw + 4*n + 4*(k+1) + m + strSlack + 7) / 8))
 	defer roomPool.Put(pr)
 	ab := asBytes(room)
-	dlens := ab[:k*uint64(w)]
-	codes := view[uint32](ab[k*uint64(w) : k*uint64(w)+4*n])[:n]
-	data := ab[k*uint64(w)+4*n : k*uint64(w)+4*n+m : k*uint64(w)+4*n+m+strSlack]
+	dlens := ab[:kw]
+	codes := view[uint32](ab[kw : kw+4*n])[:n]
+	offs := view[uint32](ab[kw+4*n : kw+4*n+4*(k+1)])[:k+1] // m < 2^32
+	at = kw + 4*n + 4*(k+1)
+	data := ab[at : at+m : at+m+strSlack]
 	if err := decodePart(dlens, lp, w); err != nil {
 		return err
 	}
 	if err := decodeStrData(data, dp, dc, "string dictionary's data"); err != nil {
 		return err
 	}
-	offs := make([]uint32, k+1) // m < 2^32
+	offs[0] = 0
 	for i := range k {
 		l := intAt(dlens, int(i), w)
 		if l > m-uint64(offs[i]) {
@@ -125,12 +128,9 @@ func decodeStrDict(raw, src []byte) error {
 	if err := decodePart(asBytes(codes), cp, 4); err != nil {
 		return err
 	}
-	if err := codesBelow(codes, int(k)); err != nil {
-		return err
-	}
-	total := uint64(0)
-	for _, x := range codes {
-		total += uint64(offs[x+1] - offs[x])
+	total, bad := stringsTotal(codes, offs)
+	if bad {
+		return codesBelow(codes, int(k))
 	}
 	if lens+g+total+uint64(len(tail)) != r {
 		return corruptf("string dictionary section's strings take %d bytes and its tail %d, of %d raw bytes after %d of lengths and gap", total, len(tail), r-lens-g, lens+g)
@@ -139,28 +139,29 @@ func decodeStrDict(raw, src []byte) error {
 		return corruptf("string dictionary section's strings take %d bytes, past 32-bit lengths", total)
 	}
 	copy(raw[lens:], gap)
-	if w == 8 {
-		putLengths(view[uint64](raw[:lens])[:n+1], offs, codes)
-	} else {
-		putLengths(view[uint32](raw[:lens])[:n+1], offs, codes)
-	}
-	out := raw[lens+g:]
-	o := 0
 	data = data[:m+strSlack]
-	for _, x := range codes {
-		a, l := offs[x], int(offs[x+1]-offs[x])
-		if l <= strSlack && len(out)-o >= strSlack {
-			// Short strings as one 16-byte move: data has strSlack bytes
-			// of room after its end, and the bytes past the string in
-			// out are written next (a later string, or the tail).
-			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(data[a:])
-		} else {
-			copy(out[o:], data[a:a+uint32(l)])
-		}
-		o += l
+	var o int
+	if w == 8 {
+		o = putDictStrings(view[uint64](raw[:lens])[:n+1], raw[lens+g:], data, offs, codes)
+	} else {
+		o = putDictStrings(view[uint32](raw[:lens])[:n+1], raw[lens+g:], data, offs, codes)
 	}
-	copy(out[o:], tail)
+	copy(raw[lens+g+uint64(o):], tail)
 	return nil
+}
+
+// stringsTotal returns the bytes the strings of codes take, from the k+1
+// offsets of a string dictionary's entries, and reports true, before
+// summing them all, if a code is k or more.
+func stringsTotal(codes, offs []uint32) (total uint64, bad bool) {
+	k := uint32(len(offs) - 1)
+	for _, x := range codes {
+		if x >= k {
+			return 0, true
+		}
+		total += uint64(offs[x+1] - offs[x])
+	}
+	return total, false
 }
 
 // decodeStrData fills data, exactly, from the data part dp of a string
@@ -187,13 +188,29 @@ func decodeStrData(data, dp []byte, dc Compression, what string) error {
 // decoder move a string of up to strSlack bytes as one word.
 const strSlack = 16
 
-// putLengths writes a 0 then the length of entry codes[i] for each i:
-// codes checked below len(offs)-1.
-func putLengths[T uint32 | uint64](lb []T, offs []uint32, codes []uint32) {
+// putDictStrings writes a 0 then the length of entry codes[i] for each i
+// into lb, and the entries' strings, read from data (strSlack bytes past
+// them), one after another into out, in one pass: codes checked below
+// len(offs)-1, and out holding their bytes. It returns the bytes written
+// to out.
+func putDictStrings[T uint32 | uint64](lb []T, out, data []byte, offs, codes []uint32) int {
 	lb[0] = 0
+	lb = lb[1:]
+	o := 0
 	for i, x := range codes {
-		lb[i+1] = T(offs[x+1] - offs[x])
+		a, l := offs[x], int(offs[x+1]-offs[x])
+		lb[i] = T(l)
+		if l <= strSlack && len(out)-o >= strSlack {
+			// Short strings as one 16-byte move: data has strSlack bytes
+			// of room after its end, and the bytes past the string in
+			// out are written next (a later string, or the tail).
+			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(data[a:])
+		} else {
+			copy(out[o:], data[a:a+uint32(l)])
+		}
+		o += l
 	}
+	return o
 }
 
 // roomPool holds the room run-length and dictionary decoders unpack their
