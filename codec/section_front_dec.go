@@ -56,16 +56,9 @@ func decodeFront(raw, src []byte) error {
 	if err := decodeStrData(data, dp, dc, "front-coded suffixes"); err != nil {
 		return err
 	}
-	prev, total, sufs := uint64(0), uint64(0), uint64(0)
-	for i := range n {
-		p, s := uint64(pre[i]), uint64(suf[i])
-		if p > prev {
-			return corruptf("front-coded string %d shares %d bytes with a string of %d before it", i, p, prev)
-		}
-		if s > m-sufs {
-			return corruptf("front-coded suffixes pass their %d bytes at string %d", m, i)
-		}
-		prev, sufs, total = p+s, sufs+s, total+p+s
+	total, sufs, ok := frontTotals(pre, suf)
+	if !ok {
+		return frontPrefixError(pre, suf)
 	}
 	if sufs != m {
 		return corruptf("front-coded suffix lengths sum to %d, the suffixes hold %d", sufs, m)
@@ -85,6 +78,37 @@ func decodeFront(raw, src []byte) error {
 	putFrontStrings(raw[lens+g:], data[:m+strSlack], pre, suf)
 	copy(raw[lens+g+total:], tail)
 	return nil
+}
+
+// frontTotals returns the bytes of the strings of prefix and suffix
+// lengths pre and suf, and of their suffixes, and reports whether the
+// first prefix is 0 and each at most the length of the string before.
+// It has no branch on the lengths, as the check passes on every string of
+// a sound section; the sums of at most 2^20 32-bit lengths cannot wrap.
+func frontTotals(pre, suf []uint32) (total, sufs uint64, ok bool) {
+	suf = suf[:len(pre)]
+	prev, bad := uint64(0), uint64(0)
+	for i, p32 := range pre {
+		p, s := uint64(p32), uint64(suf[i])
+		bad |= prev - p // wraps, setting bit 63, if p > prev
+		prev, sufs = p+s, sufs+s
+		total += prev
+	}
+	return total, sufs, bad>>63 == 0
+}
+
+// frontPrefixError is the error of the first string whose prefix is
+// longer than the string before it (frontTotals found one).
+func frontPrefixError(pre, suf []uint32) error {
+	prev := uint64(0)
+	for i := range pre {
+		p := uint64(pre[i])
+		if p > prev {
+			return corruptf("front-coded string %d shares %d bytes with a string of %d before it", i, p, prev)
+		}
+		prev = p + uint64(suf[i])
+	}
+	return corruptf("front-coded strings share more bytes than the strings before them hold")
 }
 
 // putFrontLengths writes a 0 then each string's length, its prefix and

@@ -46,27 +46,31 @@ func putFrontStrings(out, data []byte, pre, suf []uint32) {
 // and data has strSlack bytes past its suffixes. The words are read and
 // written little-endian, byte by byte where the machine needs that.
 func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (int, int, int, uint64, uint64) {
-	left := len(out) - o
-	op := unsafe.Add(unsafe.Pointer(unsafe.SliceData(out)), o)
-	dp := unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), a)
+	base := unsafe.Pointer(unsafe.SliceData(out))
+	op := unsafe.Add(base, o)
+	end := uintptr(base) + uintptr(len(out))
+	dbase := unsafe.Pointer(unsafe.SliceData(data))
+	dp := unsafe.Add(dbase, a)
 	suf = suf[:len(pre)]
 	for i, p32 := range pre {
 		p, s := uint(p32), uint(suf[i])
-		if p+s > strSlack || left < strSlack {
-			return i, len(out) - left, a, lo, hi
+		if p+s > strSlack || end-uintptr(op) < strSlack {
+			return i, int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo, hi
 		}
 		sl := binary.LittleEndian.Uint64((*[8]byte)(dp)[:])
 		sh := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, 8))[:])
 		if p < 8 {
-			b := p * 8
-			lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>(64-b)
+			// b < 64, masked so that the shifts compile without Go's
+			// checks for 64 and over; sl>>(64-b) is two shifts in range.
+			b := p * 8 & 63
+			lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>1>>(63-b)
 		} else {
 			b := (p - 8) * 8
 			hi = hi&(1<<b-1) | sl<<b
 		}
 		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
-		op, dp, left, a = unsafe.Add(op, p+s), unsafe.Add(dp, s), left-int(p+s), a+int(s)
+		op, dp = unsafe.Add(op, p+s), unsafe.Add(dp, s)
 	}
-	return len(pre), len(out) - left, a, lo, hi
+	return len(pre), int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo, hi
 }
