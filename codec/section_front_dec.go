@@ -115,7 +115,8 @@ func frontPrefixError(pre, suf []uint32) error {
 // suffix lengths' sum: checked to fit.
 func putFrontLengths[T uint32 | uint64](lb []T, pre, suf []uint32) {
 	lb[0] = 0
-	for i := range pre {
-		lb[i+1] = T(pre[i]) + T(suf[i])
+	lb, suf = lb[1:len(pre)+1], suf[:len(pre)] // no bounds checks in the loop
+	for i, p := range pre {
+		lb[i] = T(p) + T(suf[i])
 	}
 }
