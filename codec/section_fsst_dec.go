@@ -40,9 +40,16 @@ func decodeFSST(raw, src []byte) error {
 		if len(src)-at < int(l) {
 			return corruptf("fsst symbol %d runs past the section", i)
 		}
-		var b [8]byte
-		copy(b[:], src[at:at+int(l)])
-		sym[i], slen[i] = binary.LittleEndian.Uint64(b[:]), l
+		if len(src)-at >= 8 {
+			// One load, cut to the symbol's bytes: a copy of a few
+			// bytes cost most of a small section's decode.
+			sym[i] = binary.LittleEndian.Uint64(src[at:]) & (^uint64(0) >> (64 - 8*l))
+		} else {
+			var b [8]byte
+			copy(b[:], src[at:at+int(l)])
+			sym[i] = binary.LittleEndian.Uint64(b[:])
+		}
+		slen[i] = l
 		at += int(l)
 	}
 	tail := uint64(len(raw)) - m
