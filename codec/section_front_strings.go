@@ -58,18 +58,27 @@ func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (i
 			return i, int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo, hi
 		}
 		sl := binary.LittleEndian.Uint64((*[8]byte)(dp)[:])
-		sh := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, 8))[:])
-		if p < 8 {
-			// b < 64, masked so that the shifts compile without Go's
-			// checks for 64 and over; sl>>(64-b) is two shifts in range.
+		if p < 8 && p+s <= 8 {
+			// A string of at most 8 bytes is all in lo; the next
+			// shares at most 8 bytes with it, so hi is not read
+			// before it is set again. b < 64, masked so that the
+			// shift compiles without Go's check for 64 and over.
 			b := p * 8 & 63
-			lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>1>>(63-b)
+			lo = lo&(1<<b-1) | sl<<b
+			binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
 		} else {
-			b := (p - 8) * 8
-			hi = hi&(1<<b-1) | sl<<b
+			sh := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, 8))[:])
+			if p < 8 {
+				// sl>>(64-b) as two shifts in range.
+				b := p * 8 & 63
+				lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>1>>(63-b)
+			} else {
+				b := (p - 8) * 8
+				hi = hi&(1<<b-1) | sl<<b
+			}
+			binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
 		}
-		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
-		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
 		op, dp = unsafe.Add(op, p+s), unsafe.Add(dp, s)
 	}
 	return len(pre), int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo, hi

@@ -303,3 +303,48 @@ func TestFrontOf(t *testing.T) {
 		}
 	}
 }
+
+// TestPutFrontStrings checks that putFrontStrings rebuilds random columns
+// from their prefixes and suffixes, with strings of up to 9 bytes (where
+// frontShort keeps one word: a string of 8 may follow one of up to 8
+// sharing all its bytes) and of up to 40, in room for them and a tail of
+// 0 to 20 bytes (which the caller writes after them), and writes no byte
+// past that room.
+func TestPutFrontStrings(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var f frontCode
+	for round := range 400 {
+		most := 10
+		if round%2 == 1 {
+			most = 41
+		}
+		var strs [][]byte
+		var prev []byte
+		for range r.IntN(80) {
+			s := append([]byte(nil), prev[:min(len(prev), r.IntN(most))]...)
+			for range r.IntN(most - len(s)) {
+				s = append(s, byte('a'+r.IntN(3)))
+			}
+			strs, prev = append(strs, s), s
+		}
+		lens := make([]byte, 4*(len(strs)+1))
+		var data []byte
+		for i, s := range strs {
+			putValue(lens[4*(i+1):], uint64(len(s)), 4)
+			data = append(data, s...)
+		}
+		if !frontOf(&f, strPiece{w: 4, n: len(strs), lens: lens, data: data}) {
+			t.Fatalf("round %d: good lengths refused", round)
+		}
+		room := len(data) + r.IntN(21)
+		out := bytes.Repeat([]byte{0xee}, room+64)
+		sufs := append(append([]byte(nil), f.data...), make([]byte, strSlack)...)
+		putFrontStrings(out[:room], sufs, f.pre, f.suf)
+		if !bytes.Equal(out[:len(data)], data) {
+			t.Fatalf("round %d: strings %q, want %q", round, out[:len(data)], data)
+		}
+		if g := out[room:]; !bytes.Equal(g, bytes.Repeat([]byte{0xee}, len(g))) {
+			t.Fatalf("round %d: bytes past the room written: %x", round, g)
+		}
+	}
+}
