@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -33,6 +34,13 @@ func putFrontStrings(out, data []byte, pre, suf []uint32) {
 	}
 }
 
+// frontShift[k] shifts a word left by k bytes as a multiplier (0 for 8
+// and up: all shifted out), and less one is the mask of its k low bytes:
+// multiplies and a table need none of the fixed registers, and none of the
+// checks for 64 and over, that Go's variable shifts take, which left the
+// loop short of registers.
+var frontShift = [16]uint64{1, 1 << 8, 1 << 16, 1 << 24, 1 << 32, 1 << 40, 1 << 48, 1 << 56}
+
 // frontShort writes the strings of pre and suf from out[o:], their
 // suffixes from data[a:], while each is at most 16 bytes and out has 16
 // bytes of room, and returns how many it wrote, where it stopped in out
@@ -61,20 +69,21 @@ func frontShort(out, data []byte, pre, suf []uint32, o, a int, lo, hi uint64) (i
 		if p < 8 && p+s <= 8 {
 			// A string of at most 8 bytes is all in lo; the next
 			// shares at most 8 bytes with it, so hi is not read
-			// before it is set again. b < 64, masked so that the
-			// shift compiles without Go's check for 64 and over.
-			b := p * 8 & 63
-			lo = lo&(1<<b-1) | sl<<b
+			// before it is set again.
+			m := frontShift[p]
+			lo = lo&(m-1) | sl*m
 			binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
 		} else {
 			sh := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, 8))[:])
 			if p < 8 {
-				// sl>>(64-b) as two shifts in range.
-				b := p * 8 & 63
-				lo, hi = lo&(1<<b-1)|sl<<b, sh<<b|sl>>1>>(63-b)
+				// One multiply shifts sl left by p bytes into the
+				// two words.
+				m := frontShift[p]
+				up, l := bits.Mul64(sl, m)
+				lo, hi = lo&(m-1)|l, sh*m|up
 			} else {
-				b := (p - 8) * 8
-				hi = hi&(1<<b-1) | sl<<b
+				m := frontShift[(p-8)&15] // p <= 16
+				hi = hi&(m-1) | sl*m
 			}
 			binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
 			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
