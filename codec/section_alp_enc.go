@@ -99,12 +99,20 @@ func alpPows[F alpFloat]() (pow, inv []F) {
 // alpEncode1 returns x's integer with combo c, and whether it decodes back
 // to exactly x's bits.
 func alpEncode1[F alpFloat](x F, c alpCombo, pow, inv []F) (int64, bool) {
-	d, ok := alpRound(F(x*pow[c.e]) * inv[c.f])
+	return alpEncodeBy(x, pow[c.e], inv[c.f], pow[c.f], inv[c.e])
+}
+
+// alpEncodeBy is alpEncode1 with the combo's factors 10^e, 10^-f, 10^f
+// and 10^-e looked up once, for loops over many values.
+func alpEncodeBy[F alpFloat](x, pe, fi, pf, ei F) (int64, bool) {
+	d, ok := alpRound(F(x*pe) * fi)
 	if !ok {
 		return 0, false
 	}
-	y := F(F(d)*pow[c.f]) * inv[c.e]
-	return d, y == x && math.Signbit(float64(y)) == math.Signbit(float64(x))
+	// Equal bits: equal values of the same sign (x is not NaN, or
+	// alpRound would have failed), as float32 widens exactly.
+	y := F(F(d)*pf) * ei
+	return d, math.Float64bits(float64(y)) == math.Float64bits(float64(x))
 }
 
 // alpSampleSize is how many values an exponent search reads.
@@ -263,8 +271,9 @@ func encodeALPOf[F alpFloat, I int32 | int64](dst []byte, v []F, c alpCombo, int
 	x := 0
 	var fill I
 	filled := false
+	pe, fi, pf, ei := pow[c.e], inv[c.f], pow[c.f], inv[c.e]
 	for i, f := range v {
-		d, ok := alpEncode1(f, c, pow, inv)
+		d, ok := alpEncodeBy(f, pe, fi, pf, ei)
 		if !ok {
 			pos[x] = uint32(i)
 			x++
