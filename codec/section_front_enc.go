@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/pierrec/lz4/v4"
 )
@@ -56,8 +57,14 @@ func frontOf(f *frontCode, p strPiece) bool {
 	out := slices.Grow(f.data[:0], len(p.data))[:len(p.data)]
 	f.pre, f.suf, f.data = pre[:0], suf[:0], out[:0]
 	data := p.data
-	last, at, o := 0, 0, 0 // where the string before starts, this one, its suffix
-	for i := range p.n {
+	// where the string before starts, this one, its suffix
+	var i, last, at, o int
+	if p.w == 8 {
+		i, last, at, o = frontFast[uint64](pre, suf, out, p.lens, data)
+	} else {
+		i, last, at, o = frontFast[uint32](pre, suf, out, p.lens, data)
+	}
+	for ; i < p.n; i++ {
 		l := p.strLen(i)
 		if uint(l) > uint(len(data)-at) {
 			return false
@@ -84,6 +91,53 @@ func frontOf(f *frontCode, p strPiece) bool {
 	}
 	f.pre, f.suf, f.data = pre, suf, out[:o]
 	return true
+}
+
+// frontFast is frontOf's loop over the strings of pre and suf's column
+// (lengths of T's size in lens, its data in data) while each one has 16
+// bytes of data after it: the reads and writes of its words then stay
+// inside data and out (of data's size), and are made through pointers, as
+// the checks of slices took most of its instructions. It returns where it
+// stopped: the string, where the one before it and it start in data, and
+// where its suffix goes in out.
+func frontFast[T uint32 | uint64](pre, suf []uint32, out, lens, data []byte) (i, last, at, o int) {
+	var z T
+	w := int(unsafe.Sizeof(z))
+	lp := unsafe.Pointer(unsafe.SliceData(lens))
+	dp := unsafe.Pointer(unsafe.SliceData(data))
+	op := unsafe.Pointer(unsafe.SliceData(out))
+	load := func(at int) uint64 { return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, at))[:]) }
+	if len(lens)/w < len(pre)+1 {
+		return 0, 0, 0, 0
+	}
+	suf = suf[:len(pre)]
+	for ; i < len(pre); i++ {
+		var l uint64
+		if w == 8 {
+			l = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(lp, 8*(i+1)))[:])
+		} else {
+			l = uint64(binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(lp, 4*(i+1)))[:]))
+		}
+		if rem := len(data) - 16 - at; rem < 0 || l > uint64(rem) {
+			break
+		}
+		n := min(int(l), at-last) // at - last: the length of the string before
+		k := min(bits.TrailingZeros64(load(last)^load(at))/8, n)
+		if k == 8 {
+			k += sharedPrefix(data[last+8:last+n], data[at+8:at+n])
+		}
+		m := int(l) - k
+		pre[i], suf[i] = uint32(k), uint32(m)
+		if m <= 16 {
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, o))[:], load(at+k))
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, o+8))[:], load(at+k+8))
+		} else {
+			copy(out[o:], data[at+k:at+int(l)])
+		}
+		o += m
+		last, at = at, at+int(l)
+	}
+	return i, last, at, o
 }
 
 // sharedPrefix returns how many bytes a and b share at their start.
