@@ -127,6 +127,23 @@ func (t *fsstTable) reset() {
 	}
 }
 
+// clearSymbols empties t, which finish has not filled, by undoing add
+// for each of its symbols.
+func (t *fsstTable) clearSymbols() {
+	for i := range t.n {
+		sym := t.sym[i]
+		switch t.slen[i] {
+		case 1:
+			t.single[sym&0xff] = fsstEscaped
+		case 2:
+			t.short[sym&0xffff] = fsstEscaped
+		default:
+			t.long[fsstHash(sym)] = fsstEntry{sym: fsstNoSym}
+		}
+	}
+	t.n = 0
+}
+
 // finish fills the 2-byte lookup's entries that have no 2-byte symbol
 // with the 1-byte symbol of their first byte.
 func (t *fsstTable) finish() {
@@ -144,8 +161,10 @@ func (t *fsstTable) next(w uint64, left int) (code uint8, l int) {
 	if e := &t.long[fsstHash(w)]; e.len != 0 && int(e.len) <= left && w&fsstMask[e.len] == e.sym {
 		return uint8(e.cl), int(e.len)
 	}
+	// An entry that holds no 2-byte symbol gives way to the 1-byte one,
+	// as finish fills it: training's tables are not finished.
 	s := t.short[w&0xffff]
-	if s>>8 == 2 && left < 2 {
+	if s>>8 != 2 || left < 2 {
 		s = t.single[w&0xff]
 	}
 	return uint8(s), int(s >> 8 & 15)
@@ -253,6 +272,10 @@ type fsstTrainer struct {
 	touched []uint32 // the entries of count2 that are not zero
 	cands   []fsstCand
 	slots   []int32 // the candidates by a hash of their symbol: index+1, 0 when free
+	// table is the rounds' table: empty between trainings and never
+	// finished, so that a round empties it by taking its symbols out
+	// (clearSymbols) rather than by rewriting its 64K-entry lookup.
+	table *fsstTable
 }
 
 type fsstCand struct {
@@ -262,7 +285,9 @@ type fsstCand struct {
 }
 
 var fsstTrainers = sync.Pool{New: func() any {
-	return &fsstTrainer{count2: make([]uint16, 512*512)}
+	t := new(fsstTable)
+	t.reset()
+	return &fsstTrainer{count2: make([]uint16, 512*512), table: t}
 }}
 
 // sampleOf copies into s a sample of data: all of it up to limit bytes,
@@ -305,9 +330,7 @@ func trainFSSTFrom(from *fsstTable, data []byte, rounds int) (*fsstTable, float6
 	}
 	tr.sample = sampleOf(tr.sample, data, limit)
 	s := tr.sample
-	t := new(fsstTable)
-	t.reset()
-	t.finish()
+	t := tr.table
 	cur, fromRatio := t, 1.0
 	if from != nil {
 		cur = from
@@ -370,7 +393,7 @@ func trainFSSTFrom(from *fsstTable, data []byte, rounds int) (*fsstTable, float6
 			}
 			return 0
 		})
-		t.reset()
+		t.clearSymbols()
 		for _, c := range tr.cands {
 			if t.n == fsstMaxSymbols {
 				break
@@ -386,9 +409,18 @@ func trainFSSTFrom(from *fsstTable, data []byte, rounds int) (*fsstTable, float6
 			}
 			t.add(c.sym, c.l)
 		}
-		t.finish()
 		cur = t
 	}
+	// The table returned is a new one, finished for encoding, of the
+	// symbols added in the same order: the same codes.
+	final := new(fsstTable)
+	final.reset()
+	for i := range t.n {
+		final.add(t.sym[i], int(t.slen[i]))
+	}
+	final.finish()
+	t.clearSymbols()
+	t = final
 	if len(s) > 0 {
 		enc := t.encode(make([]byte, 0, 2*len(s)+8), s)
 		t.ratio = float64(len(enc)) / float64(len(s))
