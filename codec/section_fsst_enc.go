@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // FSST (Boncz, Neumann and Leis, VLDB 2020) compresses string data with a
@@ -199,14 +200,27 @@ func (t *fsstTable) encodeLanes(dst []byte, o int, src []byte) int {
 	e0, e1, e2, e3 := q, 2*q, 3*q, len(src)
 	i0, i1, i2, i3 := 0, e0, e1, e2
 	o0, o1, o2, o3 := o, o+2*e0, o+2*e1, o+2*e2
-	for i0+8 <= e0 && i1+8 <= e1 && i2+8 <= e2 && i3+8 <= e3 {
-		w0, w1 := binary.LittleEndian.Uint64(src[i0:]), binary.LittleEndian.Uint64(src[i1:])
-		w2, w3 := binary.LittleEndian.Uint64(src[i2:]), binary.LittleEndian.Uint64(src[i3:])
-		v0, v1, v2, v3 := t.lookup(w0), t.lookup(w1), t.lookup(w2), t.lookup(w3)
-		dst[o0+1], dst[o1+1], dst[o2+1], dst[o3+1] = byte(w0), byte(w1), byte(w2), byte(w3)
-		dst[o0], dst[o1], dst[o2], dst[o3] = byte(v0), byte(v1), byte(v2), byte(v3)
-		o0, o1, o2, o3 = o0+1+int(v0>>12), o1+1+int(v1>>12), o2+1+int(v2>>12), o3+1+int(v3>>12)
-		i0, i1, i2, i3 = i0+int(v0>>8&15), i1+int(v1>>8&15), i2+int(v2>>8&15), i3+int(v3>>8&15)
+	if len(dst)-o >= 2*len(src) {
+		// Through pointers, as the slices' checks took a third of the
+		// loop: a lane reads 8 bytes only while 8 are left before its
+		// end, and lane j's codes for the bytes it took, at most 2 a
+		// byte, stay below o+2*i_j, so its two bytes at o_j are inside
+		// its own part of dst.
+		sp, dp := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
+		load := func(i int) uint64 { return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(sp, i))[:]) }
+		put := func(o int, v uint, w uint64) {
+			*(*byte)(unsafe.Add(dp, o)), *(*byte)(unsafe.Add(dp, o+1)) = byte(v), byte(w)
+		}
+		for i0+8 <= e0 && i1+8 <= e1 && i2+8 <= e2 && i3+8 <= e3 {
+			w0, w1, w2, w3 := load(i0), load(i1), load(i2), load(i3)
+			v0, v1, v2, v3 := t.lookup(w0), t.lookup(w1), t.lookup(w2), t.lookup(w3)
+			put(o0, v0, w0)
+			put(o1, v1, w1)
+			put(o2, v2, w2)
+			put(o3, v3, w3)
+			o0, o1, o2, o3 = o0+1+int(v0>>12), o1+1+int(v1>>12), o2+1+int(v2>>12), o3+1+int(v3>>12)
+			i0, i1, i2, i3 = i0+int(v0>>8&15), i1+int(v1>>8&15), i2+int(v2>>8&15), i3+int(v3>>8&15)
+		}
 	}
 	end := t.encodeRun(dst, o0, src[i0:e0])
 	end += copy(dst[end:], dst[o+2*e0:t.encodeRun(dst, o1, src[i1:e1])])
