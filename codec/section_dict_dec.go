@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"sync"
+	"unsafe"
 
 	"github.com/pierrec/lz4/v4"
 )
@@ -195,18 +196,23 @@ const strSlack = 16
 // to out.
 func putDictStrings[T uint32 | uint64](lb []T, out, data []byte, offs, codes []uint32) int {
 	lb[0] = 0
-	lb = lb[1:]
+	lb = lb[1 : len(codes)+1]
+	// Codes below len(offs)-1 and data's strSlack bytes of room let
+	// the lookups and the 16-byte moves go through pointers: the
+	// slices' checks took most of the loop.
+	ob, op, dp := unsafe.Pointer(unsafe.SliceData(offs)), unsafe.Pointer(unsafe.SliceData(out)), unsafe.Pointer(unsafe.SliceData(data))
 	o := 0
 	for i, x := range codes {
-		a, l := offs[x], int(offs[x+1]-offs[x])
+		a, e := *(*uint32)(unsafe.Add(ob, 4*uintptr(x))), *(*uint32)(unsafe.Add(ob, 4*uintptr(x)+4))
+		l := int(e - a)
 		lb[i] = T(l)
 		if l <= strSlack && len(out)-o >= strSlack {
 			// Short strings as one 16-byte move: data has strSlack bytes
 			// of room after its end, and the bytes past the string in
 			// out are written next (a later string, or the tail).
-			*(*[strSlack]byte)(out[o:]) = *(*[strSlack]byte)(data[a:])
+			*(*[strSlack]byte)(unsafe.Add(op, o)) = *(*[strSlack]byte)(unsafe.Add(dp, a))
 		} else {
-			copy(out[o:], data[a:a+uint32(l)])
+			copy(out[o:], data[a:e])
 		}
 		o += l
 	}
