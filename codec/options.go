@@ -36,7 +36,7 @@ const (
 	// 2, 4, ... up to 16 blocks as LZ4's without planning Light's, and
 	// tries Light again after each wait (light_streak.go). On real tables
 	// (docs/light.md) its blocks are about zstd's size and it encodes in
-	// about 1.4 times LZ4's time, less than zstd's on almost all of them.
+	// about 1.3 times LZ4's time, less than zstd's on almost all of them.
 	Light Compression = 4
 )
 
