@@ -46,11 +46,9 @@ type frontCode struct {
 }
 
 // frontOf splits p's strings into f (its room reused) and reports false
-// if p's lengths pass its data. Most strings of a column share under 8
-// bytes with the one before and have a suffix under 16: those take one
-// 8-byte compare and one 16-byte copy, read and written past their ends
-// inside p's data and f's room, as branches on each string's lengths
-// mispredict and took most of frontOf's time.
+// if p's lengths pass its data. frontFast takes the strings that have 16
+// bytes of data after them; the last few, and a length past the data, are
+// taken here with checked slices.
 func frontOf(f *frontCode, p strPiece) bool {
 	pre := slices.Grow(f.pre[:0], p.n)[:p.n]
 	suf := slices.Grow(f.suf[:0], p.n)[:p.n]
@@ -69,24 +67,10 @@ func frontOf(f *frontCode, p strPiece) bool {
 		if uint(l) > uint(len(data)-at) {
 			return false
 		}
-		n := min(l, at-last) // at - last: the length of the string before
-		k := 0
-		if at+16 <= len(data) {
-			x := binary.LittleEndian.Uint64(data[last:]) ^ binary.LittleEndian.Uint64(data[at:])
-			k = min(bits.TrailingZeros64(x)/8, n)
-			if k == 8 {
-				k += sharedPrefix(data[last+8:last+n], data[at+8:at+n])
-			}
-		} else {
-			k = sharedPrefix(data[last:last+n], data[at:at+l])
-		}
+		// at - last: the length of the string before
+		k := sharedPrefix(data[last:last+min(l, at-last)], data[at:at+l])
 		pre[i], suf[i] = uint32(k), uint32(l-k)
-		if m := l - k; m <= 16 && o+16 <= len(out) && at+k+16 <= len(data) {
-			copy(out[o:o+16], data[at+k:at+k+16])
-			o += m
-		} else {
-			o += copy(out[o:], data[at+k:at+l])
-		}
+		o += copy(out[o:], data[at+k:at+l])
 		last, at = at, at+l
 	}
 	f.pre, f.suf, f.data = pre, suf, out[:o]
@@ -95,7 +79,10 @@ func frontOf(f *frontCode, p strPiece) bool {
 
 // frontFast is frontOf's loop over the strings of pre and suf's column
 // (lengths of T's size in lens, its data in data) while each one has 16
-// bytes of data after it: the reads and writes of its words then stay
+// bytes of data after it. Most strings of a column share under 8 bytes
+// with the one before and have a suffix under 16: those take one 8-byte
+// compare and one 16-byte copy, read and written past their ends, as
+// branches on each string's lengths mispredict. The reads and writes stay
 // inside data and out (of data's size), and are made through pointers, as
 // the checks of slices took most of its instructions. It returns where it
 // stopped: the string, where the one before it and it start in data, and

@@ -46,8 +46,8 @@ var frontShift = [16]uint64{1, 1 << 8, 1 << 16, 1 << 24, 1 << 32, 1 << 40, 1 << 
 // bytes of room, and returns how many it wrote, where it stopped in out
 // and data and the last one's first 16 bytes. lo and hi hold the string
 // before's: reading it back from out would wait on the stores that just
-// wrote it. Each string is built in them and written as 16 bytes; the
-// bytes past it are written next, by a later string or the tail. The
+// wrote it. Each string is built in them and written as 16 bytes (8 for
+// one of at most 8); the bytes past it are written next, by a later string or the tail. The
 // loop has no call, and uses pointers, so that its state stays in
 // registers: the loads and stores stay inside out and data because
 // decodeFront checked that the prefixes and suffixes sum to what fits
