@@ -236,14 +236,15 @@ var errStop = errors.New("stop")
 // sectionDecoders holds the decoder of each lightweight section codec,
 // a row a codec: the table that says which codecs are lightweight.
 var sectionDecoders = [maxCodec + 1]func(raw, src []byte) error{
-	codecBitpack: decodeBitpack,
-	codecALP:     decodeALP,
-	codecFSST:    decodeFSST,
-	codecPlanes:  decodePlanes,
-	codecRLE:     decodeRLE,
-	codecDict:    decodeIntDict,
-	codecStrDict: decodeStrDict,
-	codecFront:   decodeFront,
+	codecBitpack:    decodeBitpack,
+	codecALP:        decodeALP,
+	codecFSST:       decodeFSST,
+	codecPlanes:     decodePlanes,
+	codecRLE:        decodeRLE,
+	codecDict:       decodeIntDict,
+	codecStrDict:    decodeStrDict,
+	codecFront:      decodeFront,
+	codecTransposed: decodeTransposed,
 }
 
 // decompressBody fills raw, exactly, with src stored with codec c. raw's

@@ -161,6 +161,14 @@ func parseSavings(b []byte, at, n int, rt *reachTable, minFar int) float64 {
 	if n < 8 {
 		return 0
 	}
+	return float64(parseSaved(b, at, n, rt, minFar, nil)) / float64(n)
+}
+
+// parseSaved is parseSavings' parse: it returns the bytes saved and, if
+// parts is not nil, adds to each of len(parts) equal parts of the sample
+// (n a multiple of their count) its share: the bytes matched within it,
+// less 3 for each match that starts in it.
+func parseSaved(b []byte, at, n int, rt *reachTable, minFar int, parts []int) int {
 	s := b[at : at+n]
 	lo := max(0, at-reachWindow)
 	if rt != nil {
@@ -178,17 +186,11 @@ func parseSavings(b []byte, at, n int, rt *reachTable, minFar int) float64 {
 		table[h] = uint16(i + 1)
 		j := 0
 		if cand >= 0 && binary.LittleEndian.Uint32(s[cand:]) == v {
-			j = 4
-			for i+j < len(s) && s[cand+j] == s[i+j] {
-				j++
-			}
+			j = 4 + sharedPrefix(s[cand+4:], s[i+4:])
 		}
 		if rt != nil {
 			if far := int(rt[(v*2654435761)>>20]) - 1; far >= lo && binary.LittleEndian.Uint32(b[far:]) == v {
-				k := 4
-				for i+k < len(s) && b[far+k] == s[i+k] {
-					k++
-				}
+				k := 4 + sharedPrefix(b[far+4:], s[i+4:])
 				if k >= minFar {
 					j = max(j, k)
 				}
@@ -199,9 +201,23 @@ func parseSavings(b []byte, at, n int, rt *reachTable, minFar int) float64 {
 			continue
 		}
 		saved += j - 3
+		if parts != nil {
+			creditParts(parts, len(s)/len(parts), i, j)
+		}
 		i += j
 	}
-	return float64(saved) / float64(len(s))
+	return saved
+}
+
+// creditParts adds a match of j bytes at i to parts of size bytes each.
+func creditParts(parts []int, size, i, j int) {
+	parts[i/size] -= 3
+	for j > 0 {
+		p := i / size
+		k := min(j, (p+1)*size-i)
+		parts[p] += k
+		i, j = i+k, j-k
+	}
 }
 
 // worth reports whether compressing b is estimated to save at least

@@ -64,7 +64,34 @@ func goldenBlockCases() []goldenBlockCase {
 		{"repeats-8192", func(memory.Allocator) arrow.RecordBatch { return repBatch(8192, 1) }, nil},
 		// Light's front-coded string sections (32- and 64-bit lengths).
 		{"front-8192", func(memory.Allocator) arrow.RecordBatch { return frontBatch(8192) }, nil},
+		// Light's transposed LZ4 sections (of 8- and 4-byte integers).
+		{"mirrored-8192", goldenMirrored, nil},
 	}
+}
+
+// goldenMirrored returns 8192 rows of an int64 and an int32 column whose
+// values each repeat one random byte, so that their byte planes equal one
+// another, which one LZ4 block of them transposed matches and neither a
+// lightweight codec nor LZ4 of them as they are does, and an ascending id
+// column (which every codec compresses).
+func goldenMirrored(mem memory.Allocator) arrow.RecordBatch {
+	r := rand.New(rand.NewPCG(2026, 8194))
+	i64, i32, id := make([]int64, 8192), make([]int32, 8192), make([]int64, 8192)
+	for i := range id {
+		i64[i] = int64(uint64(r.IntN(256)) * 0x0101010101010101)
+		i32[i] = int32(uint32(r.IntN(256)) * 0x01010101)
+		id[i] = int64(i)
+	}
+	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(i64, nil)
+	b.Field(1).(*array.Int32Builder).AppendValues(i32, nil)
+	b.Field(2).(*array.Int64Builder).AppendValues(id, nil)
+	return b.NewRecordBatch()
 }
 
 // goldenDecimals returns 8192 rows of a float64 and a float32 column of
@@ -217,7 +244,7 @@ func TestGoldenBlocks(t *testing.T) {
 		!sawPlane[planeRaw] || !sawPlane[planeLZ4] || !sawPlane[planePacked] ||
 		!sawCodec[codecHuff] || !sawInner[MinLZ] || !sawInner[codecBitpack] || !sawInner[codecFSST] ||
 		!sawCodec[codecRLE] || !sawCodec[codecDict] || !sawCodec[codecStrDict] || !sawInner[codecFSST+100] ||
-		!sawCodec[codecFront] {
+		!sawCodec[codecFront] || !sawCodec[codecTransposed] {
 		t.Fatalf("the golden blocks miss a kind of section: raw beside compressed %v, more than 2 sections %v, codecs %v, plane codecs %v, Huffman sections' inner codecs %v",
 			sawRaw, sawSplit, sawCodec, sawPlane, sawInner)
 	}

@@ -18,44 +18,74 @@ import (
 // built-in shapes' encode to 2 to 5 times its time.
 
 // lz4Least returns the fewest bytes LZ4 may store src, a piece starting
-// with a buffer of hint h, in (plain), and for integers of 4 or 8 bytes
-// the fewest their byte planes each LZ4 may take (planes; else -1): from
-// the match parse of a sample of src (reaching into the 32 KiB before it,
-// reachSavings), and of each plane of a sample of
-// the integers transposed, as lz4LeastOf bounds it, and at least LZ4's
-// floor. A piece under minMatchPiece has no estimate: 0 (compress it).
-func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, planes int) {
+// with a buffer of hint h, in (plain; -1 for integers an LZ4 block holds
+// transposed, which are held to that alone), and for integers of 4 or 8
+// bytes the fewest their transposed LZ4 section may take (trans; else
+// -1): from the match parse of a sample of src (reaching into the 32 KiB
+// before it, reachSavings), and of all of a sample of the integers
+// transposed (transposedLeast), as lz4LeastOf bounds it, and at least
+// LZ4's floor. A piece under minMatchPiece has no estimate: 0 (compress
+// it).
+func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, trans int) {
 	n := len(src)
-	planes = -1
+	plain, trans = 0, -1
+	w := int(h.width)
+	if h.kind == hInt && (w == 4 || w == 8) {
+		trans = 0
+		if h.transposed() {
+			plain = -1
+		}
+	}
 	if n < minMatchPiece {
-		if h.kind == hInt {
-			planes = 0
-		}
-		return 0, planes
+		return plain, trans
 	}
-	plain = max(lz4LeastOf(reachSavings(src, &ls.reach, 4), n), lz4Floor(n))
-	if w := int(h.width); h.kind == hInt && (w == 4 || w == 8) && h.n >= minMatchPiece {
-		k := min(h.n, lz4Sample*w) / w * w
-		at := (h.n/2 - k/2) / w * w
-		if cap(ls.est) < k {
-			ls.est = make([]byte, k)
-		}
-		t := ls.est[:k]
-		arrowpack.TransposeBytes(t, src[at:at+k], w)
-		m := k / w
-		planes = planesHeader + 5*w + n - h.n
-		for j := range w {
-			plane := t[j*m : (j+1)*m]
-			if !looksConstant(plane) {
-				planes += lz4LeastOf(matchSavings(plane), h.n/w)
-			}
-		}
+	if plain == 0 {
+		plain = max(lz4LeastOf(reachSavings(src, &ls.reach, 4), n), lz4Floor(n))
 	}
-	return plain, planes
+	if trans == 0 && h.n/w*w >= minMatchPiece {
+		vals := h.n / w * w
+		trans = transposedHeader + transposedLeast(transposedSample(ls, src, h), w, vals) + n - vals
+	}
+	return plain, trans
 }
 
-// lz4Sample is how many values lz4Least transposes.
-const lz4Sample = 2048
+// transposedLeast is the fewest bytes LZ4 is taken to store vals bytes
+// of integers of w bytes transposed in, from t, a sample of them
+// transposed: the parse of all of t, so that it sees planes match one
+// another, each plane's part of its savings (at least 0) bounding that
+// plane's bytes as lz4LeastOf does, and at least LZ4's floor. Bounding
+// the planes apart keeps a plane of noise from hiding behind planes of
+// zeros, whose savings would bring a bound of the whole to LZ4's floor.
+func transposedLeast(t []byte, w, vals int) int {
+	var parts [8]int
+	if len(t) < 8*w {
+		return lz4Floor(vals)
+	}
+	parseSaved(t, 0, len(t), nil, 0, parts[:w])
+	least := 0
+	for _, p := range parts[:w] {
+		least += lz4LeastOf(float64(max(p, 0))/float64(len(t)/w), vals/w)
+	}
+	return max(least, lz4Floor(vals))
+}
+
+// transposedSample returns, in ls's room, up to lz4Sample integers of hint
+// h (4 or 8 bytes) from the middle of src, byte-transposed.
+func transposedSample(ls *lightScratch, src []byte, h bufHint) []byte {
+	w := int(h.width)
+	k := min(h.n, lz4Sample*w) / w * w
+	at := (h.n/2 - k/2) / w * w
+	if cap(ls.est) < k {
+		ls.est = make([]byte, k)
+	}
+	t := ls.est[:k]
+	arrowpack.TransposeBytes(t, src[at:at+k], w)
+	return t
+}
+
+// lz4Sample is how many values lz4Least transposes and parses whole, so
+// that the parse sees matches across planes (w = 8: 4 KiB).
+const lz4Sample = 512
 
 // lz4LeastOf is the fewest bytes LZ4 is taken to store n bytes in whose
 // sample the match parse saved sav: (0.55 - sav) n, under the least LZ4
@@ -74,12 +104,11 @@ func lz4Floor(r int) int {
 }
 
 // lightRoom is the room a lightweight section s is encoded in: its own
-// bound, or what LZ4 (for integers, byte planes each LZ4) may take in its
-// place.
+// bound, or what LZ4 (for integers, transposed LZ4) may take in its place.
 func lightRoom(s section) int {
 	n := max(lightBound(s), lz4.CompressBlockBound(s.n))
 	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) {
-		n = max(n, planesBound(s.hint.n/w, w, s.n-s.hint.n))
+		n = max(n, transposedBound(s.hint.n/w, w, s.n-s.hint.n/w*w))
 	}
 	return n
 }
@@ -87,38 +116,46 @@ func lightRoom(s section) int {
 // notOverLZ4 returns z, the lightweight section s of the raw bytes src
 // encoded in dst (of lightRoom(s) bytes; nil if encoding failed), unless
 // LZ4 stores src in fewer bytes: then it returns LZ4's bytes and sets
-// s.codec to LZ4. Integers of 4 or 8 bytes are also compared with their
-// byte planes, each LZ4 or raw, since an LZ4 block holds them
-// byte-transposed (FORMAT.md's transpose flag), which is what makes LZ4
-// small on sorted keys and timestamps on a grid; their byte-plane section
-// sets s.codec to codecPlanes.
+// s.codec to LZ4. A piece that starts with integers of 4 or 8 bytes is
+// compared with its transposed LZ4 section, one LZ4 block of the integers
+// byte-transposed, which is what makes LZ4 small on sorted keys and
+// timestamps on a grid; that section sets s.codec to codecTransposed.
+// Where an LZ4 block holds the integers transposed too (FORMAT.md's
+// transpose flag), that is what LZ4 stores them as, and LZ4 of them as
+// they are is not tried: on the real tables it never took fewer bytes.
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
-	plain, planes := lz4Least(ls, src, s.hint)
+	plain, trans := lz4Least(ls, src, s.hint)
 	if s.codec == codecStrDict || s.codec == codecFront {
 		// chooseStrDict compressed the piece but its few tail bytes.
 		plain = max(plain, s.rep.lz)
 		s.lz4 = s.rep.lz
 	}
-	if z != nil && len(z) <= plain && (planes < 0 || len(z) <= planes) {
+	if z != nil && (plain < 0 || len(z) <= plain) && (trans < 0 || len(z) <= trans) {
 		return z
 	}
 	if cap(ls.alt) < len(dst) {
 		ls.alt = make([]byte, len(dst))
 	}
 	alt := ls.alt[:len(dst)]
-	if z == nil || len(z) > plain {
-		// LZ4's block is kept only if smaller than z, so a trial that
-		// loses stops once it has written a quarter more than z. s.lz4
-		// then holds the least LZ4 may take: more than the room, or, as
-		// pierrec's compressor gives up on a block not smaller than src
-		// in a dst shorter than its bound, len(src). (lz4MayWin counts
-		// those bytes: stopping at len(z) made it try three real tables
-		// for nothing.)
-		room := alt
-		if z != nil {
-			room = alt[:min(len(alt), len(z)+len(z)/4)]
+	// The first trial's LZ4 block is kept only if smaller than z, so a
+	// trial that loses stops once it has written a quarter more than z.
+	// s.lz4 then holds the least LZ4 may take: more than the room, or,
+	// as pierrec's compressor gives up on a block not smaller than src in
+	// a dst shorter than its bound, len(src). (lz4MayWin counts those
+	// bytes: stopping at len(z) made it try three real tables for
+	// nothing.) A second trial need only beat z.
+	room := func(first bool) []byte {
+		switch {
+		case z == nil:
+			return alt
+		case first:
+			return alt[:min(len(alt), len(z)+len(z)/4)]
 		}
-		switch k := lz4Block(st, room, src); {
+		return alt[:len(z)-1]
+	}
+	if plain >= 0 && (z == nil || len(z) > plain) {
+		r := room(true)
+		switch k := lz4Block(st, r, src); {
 		case k > 0:
 			s.lz4 = k
 			if z == nil || k < len(z) {
@@ -126,17 +163,22 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 				z = dst[:copy(dst, alt[:k])]
 			}
 		case z != nil:
-			s.lz4 = min(len(room)+1, len(src))
+			s.lz4 = min(len(r)+1, len(src))
 		}
 	}
-	if w := int(s.hint.width); s.hint.kind == hInt && (w == 4 || w == 8) && s.codec != codecPlanes && (z == nil || len(z) > planes) {
-		p := planesChoice{w: w, n: s.hint.n / w, lz4: 1<<w - 1}
-		room := alt
-		if z != nil {
-			room = alt[:len(z)-1]
+	if w := int(s.hint.width); trans >= 0 && (z == nil || len(z) > trans) {
+		r := room(plain < 0)
+		y := encodeTransposed(st, ls, r, src, s.hint.n/w, w)
+		if plain < 0 {
+			switch {
+			case y != nil:
+				s.lz4 = len(y)
+			case z != nil:
+				s.lz4 = min(len(r)+1, len(src))
+			}
 		}
-		if y := encodePlanes(st, ls, room, src, p); y != nil {
-			s.codec, s.planes = codecPlanes, p
+		if y != nil && (z == nil || len(y) < len(z)) {
+			s.codec = codecTransposed
 			z = dst[:copy(dst, y)]
 		}
 	}
@@ -220,7 +262,7 @@ func lz4MayWin(rt *reachTable, body []byte, secs []section, stored int) bool {
 		switch s.codec {
 		case None:
 			like += s.n
-		case LZ4, codecPlanes:
+		case LZ4, codecPlanes, codecTransposed:
 			like += len(s.z)
 		}
 	}

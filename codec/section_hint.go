@@ -39,6 +39,11 @@ func intHint(p *plan, width int) bufHint {
 	return bufHint{kind: hInt, width: uint8(width), col: p}
 }
 
+// transposed reports whether an LZ4 block holds the buffer byte-transposed
+// (plan.transpose: fixed-width integers and dictionary indices, not
+// offsets, lengths or run ends).
+func (h bufHint) transposed() bool { return h.col != nil && h.col.transpose }
+
 // asBytes returns the memory of x as bytes.
 func asBytes[T any](x []T) []byte {
 	if len(x) == 0 {

@@ -75,9 +75,10 @@ func parseHuff(r uint64, src []byte) (huffSection, error) {
 // huffInnerOK reports whether a Huffman section may hold a section of codec
 // c: any known codec but zstd (which entropy-codes already), Huffman, the
 // string dictionary and front-coded strings (whose raw bytes their stored
-// ones do not bound as the Huffman section's bound assumes).
+// ones do not bound as the Huffman section's bound assumes) and transposed
+// LZ4, which only notOverLZ4 writes, never under Huffman.
 func huffInnerOK(c Compression) bool {
-	return c <= maxCodec && c != Zstd && c != codecHuff && c != codecStrDict && c != codecFront
+	return c <= maxCodec && c != Zstd && c != codecHuff && c != codecStrDict && c != codecFront && c != codecTransposed
 }
 
 // checkHuff checks, before anything is allocated for it, that a Huffman

@@ -8,16 +8,17 @@ import (
 // The lightweight section codecs and how an encoder with Light chooses
 // among them. Their ids in a section descriptor (FORMAT.md):
 const (
-	codecBitpack Compression = 4  // frame of reference (or delta) and bit-packing of integers
-	codecALP     Compression = 5  // ALP: decimal floats as bit-packed integers
-	codecFSST    Compression = 6  // FSST: string data as codes of a symbol table
-	codecPlanes  Compression = 7  // byte planes of floats, each raw or LZ4
-	codecHuff    Compression = 8  // another section's bytes Huffman-coded (huff0)
-	codecRLE     Compression = 9  // run-length: run values and run ends, each bit-packed
-	codecDict    Compression = 10 // integers as a dictionary and bit-packed codes
-	codecStrDict Compression = 11 // a string column's lengths and data as a dictionary and codes
-	codecFront   Compression = 12 // a string column's lengths and data as shared prefixes and suffixes
-	maxCodec                 = codecFront
+	codecBitpack    Compression = 4  // frame of reference (or delta) and bit-packing of integers
+	codecALP        Compression = 5  // ALP: decimal floats as bit-packed integers
+	codecFSST       Compression = 6  // FSST: string data as codes of a symbol table
+	codecPlanes     Compression = 7  // byte planes of floats, each raw or LZ4
+	codecHuff       Compression = 8  // another section's bytes Huffman-coded (huff0)
+	codecRLE        Compression = 9  // run-length: run values and run ends, each bit-packed
+	codecDict       Compression = 10 // integers as a dictionary and bit-packed codes
+	codecStrDict    Compression = 11 // a string column's lengths and data as a dictionary and codes
+	codecFront      Compression = 12 // a string column's lengths and data as shared prefixes and suffixes
+	codecTransposed Compression = 13 // integers byte-transposed and one LZ4 block, as the LZ4 encoder stores them
+	maxCodec                    = codecTransposed
 )
 
 // lightweight reports whether c is a lightweight section codec, which
@@ -55,7 +56,7 @@ func lightMaxRaw(c Compression, s int) uint64 {
 		return 8*lightMaxValues + uint64(s)
 	case codecFSST:
 		return 8 * uint64(s)
-	case codecPlanes:
+	case codecPlanes, codecTransposed:
 		return 256 * uint64(s)
 	}
 	return uint64(s)
@@ -331,6 +332,9 @@ func lightBound(s section) int {
 		return fsstBound(s.hint.n, tail)
 	case codecPlanes:
 		return planesBound(s.planes.n, s.planes.w, tail)
+	case codecTransposed:
+		w := int(s.hint.width)
+		return transposedBound(s.hint.n/w, w, s.n-s.hint.n/w*w)
 	case codecRLE:
 		return rleBound(s.rep.k, int(s.hint.width), tail)
 	case codecDict:

@@ -30,6 +30,11 @@ func (b *blockBuilder) lightChunk(part []byte) (Compression, []byte) {
 	case 1:
 		return codecALP, b.alpChunk(part)
 	case 2:
+		if b.c.intn(2) == 0 {
+			if z := b.transposedChunk(part); z != nil {
+				return codecTransposed, z
+			}
+		}
 		return codecPlanes, b.planesChunk(part)
 	}
 	return codecFSST, b.fsstChunk(part)
@@ -148,6 +153,42 @@ func (b *blockBuilder) planesChunk(part []byte) []byte {
 		if packedAt >= 0 && z[packedAt] < 255 {
 			b.markBad("packed plane of one distinct byte more")
 			z[packedAt]++
+		}
+	}
+	return z
+}
+
+// transposedChunk returns part as a transposed LZ4 section drawn from b's
+// choices, possibly hostile, or nil if part holds no value or LZ4 does not
+// shrink its values.
+func (b *blockBuilder) transposedChunk(part []byte) []byte {
+	w := []int{4, 8}[b.c.intn(2)]
+	n := len(part) / w
+	z := encodeTransposed(newFastLZ4(), new(lightScratch), make([]byte, transposedBound(n, w, len(part)-n*w)), part, n, w)
+	if z == nil {
+		return nil
+	}
+	z = cloneBytes(z)
+	switch b.c.hostile(6) {
+	case 0:
+		b.markBad("transposed section of %d-byte values", 2)
+		z[0] = 2
+	case 1:
+		b.markBad("transposed section of one value more")
+		binary.LittleEndian.PutUint32(z[4:], uint32(n+1))
+	case 2:
+		b.markBad("transposed section of one value fewer")
+		binary.LittleEndian.PutUint32(z[4:], uint32(n-1))
+	case 3:
+		b.markBad("transposed section of no value")
+		binary.LittleEndian.PutUint32(z[4:], 0)
+	case 4:
+		b.markBad("transposed section with a nonzero reserved byte")
+		z[1+b.c.intn(3)] = 1
+	case 5:
+		if len(z) > transposedHeader {
+			b.markOdd("a byte of the LZ4 block changed")
+			z[transposedHeader+b.c.intn(len(z)-transposedHeader)] ^= byte(1 + b.c.intn(255))
 		}
 	}
 	return z

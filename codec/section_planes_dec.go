@@ -26,13 +26,9 @@ var planeIndices = sync.Pool{New: func() any { return new([]uint32) }}
 // the tail exactly the rest of the section, each LZ4 plane decoding to
 // exactly n bytes, each packed index naming one of its plane's bytes.
 func decodePlanes(raw, src []byte) error {
-	if len(src) < planesHeader {
-		return corruptf("byte-plane section of %d bytes, shorter than its header", len(src))
-	}
-	w := int(src[0])
-	n := uint64(binary.LittleEndian.Uint32(src[4:]))
-	if w != 4 && w != 8 || src[1]|src[2]|src[3] != 0 {
-		return corruptf("byte-plane section of %d-byte values", w)
+	w, n, err := planesHead(src, "byte-plane")
+	if err != nil {
+		return err
 	}
 	if n > lightMaxValues || n*uint64(w) > uint64(len(raw)) || len(src) < planesHeader+5*w {
 		return corruptf("byte-plane section of %d values of %d bytes in %d raw bytes", n, w, len(raw))
@@ -78,6 +74,20 @@ func decodePlanes(raw, src []byte) error {
 	arrowpack.UntransposeBytes(raw[:vals], t, w)
 	copy(raw[vals:], src[at:])
 	return nil
+}
+
+// planesHead returns w and n from the header of a byte-plane or transposed
+// LZ4 section (what names it in errors), which the two share: w 4 or 8,
+// then 3 zero bytes, then n.
+func planesHead(src []byte, what string) (w int, n uint64, err error) {
+	if len(src) < 8 {
+		return 0, 0, corruptf("%s section of %d bytes, shorter than its header", what, len(src))
+	}
+	w = int(src[0])
+	if w != 4 && w != 8 || src[1]|src[2]|src[3] != 0 {
+		return 0, 0, corruptf("%s section of %d-byte values", what, w)
+	}
+	return w, uint64(binary.LittleEndian.Uint32(src[4:])), nil
 }
 
 // unpackPlane fills plane from its packed bytes z (at least 3, checked by

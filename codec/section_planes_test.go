@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -47,6 +48,28 @@ func TestPackedPlanes(t *testing.T) {
 	}
 }
 
+// checkRoom checks a section encoder given less room than bound, as
+// notOverLZ4's trials give it: for every room up to extra bytes past what
+// full room takes, encode writes the same section as with full room when
+// that fits and returns nil when it does not; the section decodes to raw.
+func checkRoom(t *testing.T, name string, raw []byte, bound, extra int, decode func(raw, src []byte) error, encode func(dst []byte) []byte) {
+	t.Helper()
+	full := bytes.Clone(encode(make([]byte, bound)))
+	for room := 0; room <= len(full)+extra; room++ {
+		z := encode(make([]byte, room))
+		switch {
+		case room >= len(full) && !bytes.Equal(z, full):
+			t.Fatalf("%s room %d: %d bytes, want the %d of full room", name, room, len(z), len(full))
+		case room < len(full) && z != nil:
+			t.Fatalf("%s room %d: %d bytes, want nil (full room takes %d)", name, room, len(z), len(full))
+		}
+	}
+	got := make([]byte, len(raw))
+	if err := decode(got, full); err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("%s: decoded %v, equal %v", name, err, bytes.Equal(got, raw))
+	}
+}
+
 // TestPlanesRoom checks encodePlanes given less room than planesBound, as
 // notOverLZ4's trials give it: for every room it writes the same section
 // as with full room when that fits, and returns nil when it does not,
@@ -67,19 +90,7 @@ func TestPlanesRoom(t *testing.T) {
 		{w: 8, n: n, lz4: 0xfd, packed: 0x02},
 		{w: 4, n: 2 * n, lz4: 0x0f},
 	} {
-		full := bytes.Clone(encodePlanes(st, ls, make([]byte, planesBound(p.n, p.w, len(raw)-p.n*p.w)), raw, p))
-		for room := 0; room <= len(full)+300; room++ {
-			z := encodePlanes(st, ls, make([]byte, room), raw, p)
-			switch {
-			case room >= len(full) && !bytes.Equal(z, full):
-				t.Fatalf("%+v room %d: %d bytes, want the %d of full room", p, room, len(z), len(full))
-			case room < len(full) && z != nil:
-				t.Fatalf("%+v room %d: %d bytes, want nil (full room takes %d)", p, room, len(z), len(full))
-			}
-		}
-		got := make([]byte, len(raw))
-		if err := decodePlanes(got, full); err != nil || !bytes.Equal(got, raw) {
-			t.Fatalf("%+v: decoded %v, equal %v", p, err, bytes.Equal(got, raw))
-		}
+		checkRoom(t, fmt.Sprintf("%+v", p), raw, planesBound(p.n, p.w, len(raw)-p.n*p.w), 300, decodePlanes,
+			func(dst []byte) []byte { return encodePlanes(st, ls, dst, raw, p) })
 	}
 }
