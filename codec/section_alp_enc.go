@@ -64,21 +64,6 @@ type alpCombo struct{ e, f uint8 }
 // integers, float64 with int64.
 type alpFloat interface{ ~float32 | ~float64 }
 
-// alpRound rounds x to an integer the way the encoder does, and reports
-// whether x was small enough for that to be exact (NaN is not).
-func alpRound[F alpFloat](x F) (int64, bool) {
-	var magic, limit F
-	if isF32[F]() {
-		magic, limit = 12582912, 1<<22 // 2^23 + 2^22
-	} else {
-		magic, limit = 6755399441055744, 1<<51 // 2^52 + 2^51
-	}
-	if !(x < limit && x > -limit) {
-		return 0, false
-	}
-	return int64(F(x+magic) - magic), true
-}
-
 // isF32 reports whether F is float32. Sizeof folds to a constant in each
 // shape's code; comparing interfaces, as this did, called the runtime for
 // every value alpEncode1 encoded.
@@ -99,20 +84,38 @@ func alpPows[F alpFloat]() (pow, inv []F) {
 // alpEncode1 returns x's integer with combo c, and whether it decodes back
 // to exactly x's bits.
 func alpEncode1[F alpFloat](x F, c alpCombo, pow, inv []F) (int64, bool) {
-	return alpEncodeBy(x, pow[c.e], inv[c.f], pow[c.f], inv[c.e])
+	return alpByOf(c, pow, inv).encode(x)
 }
 
-// alpEncodeBy is alpEncode1 with the combo's factors 10^e, 10^-f, 10^f
-// and 10^-e looked up once, for loops over many values.
-func alpEncodeBy[F alpFloat](x, pe, fi, pf, ei F) (int64, bool) {
-	d, ok := alpRound(F(x*pe) * fi)
-	if !ok {
+// alpBy is a combo's factors 10^e, 10^-f, 10^f and 10^-e, and F's
+// rounding constants, looked up once for loops over many values; its
+// encode inlines into them, which keeps them in registers across values.
+type alpBy[F alpFloat] struct{ pe, fi, pf, ei, magic, limit F }
+
+// alpByOf returns the factors of combo c from the tables pow and inv.
+func alpByOf[F alpFloat](c alpCombo, pow, inv []F) alpBy[F] {
+	a := alpBy[F]{pe: pow[c.e], fi: inv[c.f], pf: pow[c.f], ei: inv[c.e]}
+	if isF32[F]() {
+		a.magic, a.limit = 12582912, 1<<22 // 2^23 + 2^22
+	} else {
+		a.magic, a.limit = 6755399441055744, 1<<51 // 2^52 + 2^51
+	}
+	return a
+}
+
+// encode returns x's integer, rounded the way the encoder rounds (adding
+// and taking away magic, exact while under limit; NaN is not), and
+// whether it decodes back to exactly x's bits.
+func (a alpBy[F]) encode(x F) (int64, bool) {
+	y := F(x*a.pe) * a.fi
+	if !(y < a.limit && y > -a.limit) {
 		return 0, false
 	}
-	// Equal bits: equal values of the same sign (x is not NaN, or
-	// alpRound would have failed), as float32 widens exactly.
-	y := F(F(d)*pf) * ei
-	return d, math.Float64bits(float64(y)) == math.Float64bits(float64(x))
+	d := int64(F(y+a.magic) - a.magic)
+	// Equal bits: equal values of the same sign (x is not NaN, or the
+	// rounding would have failed), as float32 widens exactly.
+	z := F(F(d)*a.pf) * a.ei
+	return d, math.Float64bits(float64(z)) == math.Float64bits(float64(x))
 }
 
 // alpSampleSize is how many values an exponent search reads.
@@ -271,9 +274,9 @@ func encodeALPOf[F alpFloat, I int32 | int64](dst []byte, v []F, c alpCombo, int
 	x := 0
 	var fill I
 	filled := false
-	pe, fi, pf, ei := pow[c.e], inv[c.f], pow[c.f], inv[c.e]
+	by := alpByOf(c, pow, inv)
 	for i, f := range v {
-		d, ok := alpEncodeBy(f, pe, fi, pf, ei)
+		d, ok := by.encode(f)
 		if !ok {
 			pos[x] = uint32(i)
 			x++
