@@ -268,7 +268,8 @@ func sumLens(lens []byte, w, j, k, most int) (int, bool) {
 // a sample (dictChunks runs of strings spread over p, dictSample in all):
 // the dictionary's entries are estimated as the sample's distinct strings
 // plus, for the strings not sampled, the share of the sample's strings
-// seen once (Good-Turing), their bytes as the sampled entries' average,
+// seen once (Good-Turing), or as those seen in one run only times the
+// column's length over the sample's if more, their bytes as the sampled entries' average,
 // weighed by ratio (the column's FSST ratio), and the codes in the bits
 // of that many entries; the estimate must be under 0.9 of the strings'
 // bytes weighed so and their lengths. It returns the estimated entries,
@@ -279,9 +280,15 @@ func strDictMayPay(t *dictTable, p strPiece, ratio float64) (float64, bool) {
 	}
 	t.reset(dictSample)
 	var seen [dictSample]uint16
-	longest := 0
-	ok := sampleStrs(p, dictSample/dictChunks, func(s, _ []byte, _ bool) {
-		seen[t.strCode(s)]++
+	var runs [dictSample]uint8 // the runs each entry was seen in, a bit each
+	longest, run := 0, -1
+	ok := sampleStrs(p, dictSample/dictChunks, func(s, _ []byte, first bool) {
+		if first {
+			run++
+		}
+		c := t.strCode(s)
+		seen[c]++
+		runs[c] |= 1 << run
 		longest = max(longest, len(s))
 	})
 	if !ok {
@@ -291,13 +298,20 @@ func strDictMayPay(t *dictTable, p strPiece, ratio float64) (float64, bool) {
 	if 2*d > dictSample {
 		return 0, false
 	}
-	once := 0
-	for _, k := range seen[:d] {
+	once, alone := 0, 0
+	for c, k := range seen[:d] {
 		if k == 1 {
 			once++
 		}
+		if bits.OnesCount8(runs[c]) == 1 {
+			alone++
+		}
 	}
-	k := min(float64(p.n), float64(d)+float64(once)*float64(p.n-dictSample)/dictSample)
+	// A sorted column repeats each string in a run (dates): the sample
+	// sees each few times, and in one run only, so the strings seen in
+	// one run stand for as many in every stretch of the column as long.
+	k := min(float64(p.n), max(float64(d)+float64(once)*float64(p.n-dictSample)/dictSample,
+		float64(d-alone)+float64(alone)*float64(p.n)/dictSample))
 	avg := float64(len(t.strs)) / float64(d)
 	lb := float64(widthOf(uint64(longest)) + 1)
 	dict := k*avg*ratio + float64(p.n)*float64(widthOf(uint64(k)))/8 + k*lb/8
