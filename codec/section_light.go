@@ -253,10 +253,19 @@ func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufH
 			}
 			return s
 		}
-		// An LZ4 block holds integers byte-transposed: their planes,
-		// LZ4 where that shrinks them, stand in for it (timestamps on
-		// a grid, keys with gaps).
-		if w := int(h.width); w == 4 || w == 8 {
+		// An LZ4 block holds integers byte-transposed (timestamps on a
+		// grid, keys with gaps): the transposed LZ4 section is that
+		// block, as the match parse of a sample transposed estimates
+		// it. Integers it does not hold transposed (offsets, lengths)
+		// get their planes, LZ4 where that shrinks them.
+		if w := int(h.width); (w == 4 || w == 8) && h.transposed() && h.n/w*w >= minMatchPiece {
+			t := transposedSample(&ss.planes, b, h)
+			vals := h.n / w * w
+			if size := (1-parseSavings(t, 0, len(t), nil, 0)+lzSlack)*float64(vals) + float64(transposedHeader+len(b)-vals); size <= keep*float64(len(b)) {
+				s.codec, s.hint = codecTransposed, h
+				return s
+			}
+		} else if w == 4 || w == 8 {
 			p, psize, planes := c.choosePlanes(ss, b[:h.n], w)
 			ss.planes = planes
 			if p.lz4|p.packed != 0 && float64(psize+len(b)-h.n) <= keep*float64(len(b)) {
@@ -355,6 +364,9 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 	switch s.codec {
 	case codecPlanes:
 		return encodePlanes(st, ls, dst, src, s.planes)
+	case codecTransposed:
+		w := int(s.hint.width)
+		return encodeTransposed(st, ls, dst, src, s.hint.n/w, w)
 	case codecBitpack:
 		z, words := encodeBitpack(dst, src, s.bp, ls.words)
 		ls.words = words
