@@ -20,7 +20,7 @@ type Encoder struct {
 	scratch     *freeList[[]byte]   // aligned room for raw blocks written aside
 	compressor  *compressor         // nil without compression
 	lz4         *compressor         // Light's: LZ4's, which its blocks are compared with
-	streak      lz4Streak           // Light's: how many blocks to write as LZ4's
+	streak      streak              // Light's: how many blocks to write as LZ4's
 }
 
 // NewEncoder returns an Encoder for batches of schema. It fails with an

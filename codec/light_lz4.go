@@ -125,6 +125,29 @@ func lightRoom(s section) int {
 // transpose flag), that is what LZ4 stores them as, and LZ4 of them as
 // they are is not tried: on the real tables it never took fewer bytes.
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
+	first := s.codec
+	z = c.heldToLZ4(st, ls, dst, src, s, z)
+	if h := s.hint; h.col != nil && h.kind != hNone && first != codecStrDict && first != codecFront && first != codecTransposed {
+		// The column's next blocks go straight to what beat the
+		// section choose picked (section_light.go's lostTo).
+		cs := c.column(h.col)
+		l := &cs.lost[h.kind]
+		switch {
+		case s.codec != LZ4 && s.codec != codecTransposed:
+			l.won()
+		case h.kind == hText && cs.fsst.retrains():
+			// A stale FSST table lost: the next block retrains it
+			// first (section_fsst_enc.go).
+		default:
+			l.codec.Store(uint32(s.codec))
+			l.lost()
+		}
+	}
+	return z
+}
+
+// heldToLZ4 is notOverLZ4's rule.
+func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
 	plain, trans := lz4Least(ls, src, s.hint)
 	if s.codec == codecTransposed {
 		trans = -1 // z is that section

@@ -262,7 +262,7 @@ func TestLightRawBlockNotOverLZ4(t *testing.T) {
 	}
 }
 
-// TestLightStreak checks lz4Streak through one encoder: a batch of equal
+// TestLightStreak checks the encoder's streak through one encoder: a batch of equal
 // columns, which LZ4's block wins, makes the next blocks LZ4's without a
 // try of Light (so a batch Light would win is written as LZ4's, no larger
 // than LZ4 would), waits that double while LZ4 keeps winning, and a

@@ -576,6 +576,13 @@ func (fc *fsstColumn) tableFor(data []byte) *fsstTable {
 	return fc.table
 }
 
+// retrains reports whether the next tableFor retrains the column's table.
+func (fc *fsstColumn) retrains() bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.stale && fc.wait == 0
+}
+
 // ratioNow is the ratio of the column's table, or fsstGuess before one is
 // trained: what a planner weighs string bytes with.
 func (fc *fsstColumn) ratioNow() float64 {

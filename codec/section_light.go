@@ -3,6 +3,7 @@ package codec
 import (
 	"github.com/klauspost/compress/huff0"
 	"github.com/pierrec/lz4/v4"
+	"sync/atomic"
 )
 
 // The lightweight section codecs and how an encoder with Light chooses
@@ -90,8 +91,20 @@ const minLight = 256
 
 // columnState is what an encoder keeps of one column across blocks.
 type columnState struct {
-	fsst fsstColumn
-	alp  alpColumn
+	fsst   fsstColumn
+	alp    alpColumn
+	strTry streak // blocks whose string dictionary and front coding are not tried (light_streak.go)
+	// lost holds, for each kind of buffer, the codec that last took the
+	// place of the lightweight section choose picked (LZ4 or transposed
+	// LZ4) and the streak of blocks whose pieces go to it unchosen.
+	lost [hText + 1]lostTo
+}
+
+// lostTo is a codec that beat a column's lightweight section, and the
+// streak of blocks that take it without choosing.
+type lostTo struct {
+	streak
+	codec atomic.Uint32
 }
 
 // column returns the state of the node p.
@@ -204,7 +217,8 @@ func (c *compressor) planLight(ss *sectionScratch, body []byte) []section {
 // strDictAt returns the string dictionary or front-coded section of the
 // string column whose lengths buffer starts at mark i, followed by its
 // text, if chooseStrDict or else chooseFront finds it pays: only with
-// lengths (flagLengths), as those sections write them.
+// lengths (flagLengths), as those sections write them, and not while the
+// column's streak skips a column where neither paid.
 func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section, bool) {
 	h := ss.hints[i]
 	if h.kind != hInt || ss.xf&flagLengths == 0 || i+1 >= len(ss.marks) {
@@ -214,6 +228,10 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 	if t.kind != hText || t.col != h.col || t.n < minLight || at < ss.marks[i]+h.n {
 		return section{}, false
 	}
+	try := &c.column(h.col).strTry
+	if try.skip() {
+		return section{}, false
+	}
 	var lens strLens
 	s, ok := c.chooseStrDict(ss, &lens, body, ss.marks[i], h, at-ss.marks[i]-h.n, t.n)
 	if !ok {
@@ -221,15 +239,27 @@ func (c *compressor) strDictAt(ss *sectionScratch, body []byte, i int) (section,
 	}
 	if ok {
 		ss.keepRep(&s)
+		try.won()
+	} else {
+		try.lost()
 	}
 	return s, ok
 }
 
 // choose picks the codec of body[at:end], which starts with a buffer of
-// hint h (hNone: of nothing known).
+// hint h (hNone: of nothing known), unless the column's lost streak for
+// such buffers names the codec that beat its last lightweight section.
 func (c *compressor) choose(ss *sectionScratch, body []byte, at, end int, h bufHint) section {
 	s := section{at: at, n: end - at, codec: None}
 	b := body[at:end]
+	if h.col != nil && h.kind != hNone && len(body) >= huffMaxBody {
+		// (In a smaller body an LZ4 section becomes a Huffman one, which
+		// a lightweight section beaten by LZ4 does not.)
+		if l := &c.column(h.col).lost[h.kind]; l.skip() {
+			s.codec, s.hint = Compression(l.codec.Load()), h
+			return s
+		}
+	}
 	keep := 1 - c.minSavings // the most of its raw size a section may take
 	sav := -1.0              // b's match savings, parsed once when first asked for
 	lz := func() float64 {
