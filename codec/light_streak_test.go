@@ -1,0 +1,99 @@
+package codec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestColumnStreaks checks the columns' streaks through one encoder: a
+// float column that LZ4 stores in fewer bytes than ALP goes to LZ4
+// without choosing on the next block (so decimals put then are LZ4's),
+// and is tried again after the wait (ALP); a string column that gets
+// neither a dictionary nor front coding (random words) is not tried on
+// the next block (so few distinct strings put then get no dictionary),
+// and is tried again after it (a dictionary). Every block decodes to its
+// batch and is no larger than LZ4's.
+func TestColumnStreaks(t *testing.T) {
+	const rows = 16384 // 128 KiB of floats: a body past huffMaxBody
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil)
+	build := func(lose bool) arrow.RecordBatch {
+		r := rand.New(rand.NewPCG(28, 5))
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		fb, sb := b.Field(0).(*array.Float64Builder), b.Field(1).(*array.StringBuilder)
+		for i := range rows {
+			if lose {
+				// A cycle of 100 values of many digits (LZ4 matches
+				// it, ALP cannot hold it), and random hex words (no
+				// dictionary, no shared prefixes).
+				fb.Append(float64(i%100) / 7)
+				sb.Append(fmt.Sprintf("%08x", r.Uint32()))
+			} else {
+				// Prices of two decimals (ALP), and 8 words at random
+				// (a dictionary).
+				fb.Append(float64(r.IntN(100000)) / 100)
+				sb.Append([]string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}[r.IntN(8)])
+			}
+		}
+		return b.NewRecordBatch()
+	}
+	lose, win := build(true), build(false)
+	defer lose.Release()
+	defer win.Release()
+	enc := must(NewEncoder(schema, WithCompression(Light)))
+	lzEnc := must(NewEncoder(schema, WithCompression(LZ4)))
+	dec := must(NewDecoder(schema))
+	var got []string
+	put := func(rec arrow.RecordBatch) {
+		b := must(enc.Append(nil, rec))
+		out := must(dec.Decode(b))
+		if !array.RecordEqual(out, rec) {
+			t.Fatalf("block %d decodes to another batch", len(got))
+		}
+		out.Release()
+		if lz := len(must(lzEnc.Append(nil, rec))); len(b) > lz {
+			t.Errorf("block %d: %d bytes, more than LZ4's %d", len(got), len(b), lz)
+		}
+		h := must(parseHeader(b))
+		if h.compression != Light {
+			t.Fatalf("block %d is %s's", len(got), h.compression)
+		}
+		var codecs []Compression
+		mustOK(eachSection(b[headerSize:], h.raw, func(s sectionIn) error {
+			codecs = append(codecs, s.codec)
+			return nil
+		}))
+		kind := ""
+		if slices.Contains(codecs, codecALP) {
+			kind += "A"
+		}
+		if slices.Contains(codecs, codecStrDict) {
+			kind += "D"
+		}
+		got = append(got, kind)
+	}
+	put(lose) // ALP loses to LZ4, neither dictionary nor front coding pays: waits of 1
+	put(win)  // in both waits: no ALP, no dictionary
+	put(win)  // tried: both
+	if want := []string{"", "", "AD"}; !slices.Equal(got, want) {
+		t.Errorf("blocks held %q (A: ALP, D: a string dictionary), want %q", got, want)
+	}
+	// The winning batch wins on a fresh encoder: the test tests the waits.
+	fresh := must(NewEncoder(schema, WithCompression(Light)))
+	got = nil
+	enc = fresh
+	put(win)
+	if got[0] != "AD" {
+		t.Errorf("the winning batch alone holds %q, want \"AD\": the test tests nothing", got[0])
+	}
+}
