@@ -55,15 +55,7 @@ func TestColumnStreaks(t *testing.T) {
 	dec := must(NewDecoder(schema))
 	var got []string
 	put := func(rec arrow.RecordBatch) {
-		b := must(enc.Append(nil, rec))
-		out := must(dec.Decode(b))
-		if !array.RecordEqual(out, rec) {
-			t.Fatalf("block %d decodes to another batch", len(got))
-		}
-		out.Release()
-		if lz := len(must(lzEnc.Append(nil, rec))); len(b) > lz {
-			t.Errorf("block %d: %d bytes, more than LZ4's %d", len(got), len(b), lz)
-		}
+		b := appendChecked(t, enc, dec, lzEnc, rec, len(got))
 		h := must(parseHeader(b))
 		if h.compression != Light {
 			t.Fatalf("block %d is %s's", len(got), h.compression)

@@ -277,15 +277,7 @@ func TestLightStreak(t *testing.T) {
 	lzEnc := must(NewEncoder(copies.Schema(), WithCompression(LZ4)))
 	kinds := ""
 	put := func(rec arrow.RecordBatch) {
-		b := must(enc.Append(nil, rec))
-		out := must(dec.Decode(b))
-		if !array.RecordEqual(out, rec) {
-			t.Fatalf("block %d decodes to another batch", len(kinds))
-		}
-		out.Release()
-		if lz := len(must(lzEnc.Append(nil, rec))); len(b) > lz {
-			t.Errorf("block %d: %d bytes, more than LZ4's %d", len(kinds), len(b), lz)
-		}
+		b := appendChecked(t, enc, dec, lzEnc, rec, len(kinds))
 		switch h := must(parseHeader(b)); h.compression {
 		case LZ4:
 			kinds += "z"
@@ -314,6 +306,23 @@ func TestLightStreak(t *testing.T) {
 	if n := len(must(must(NewEncoder(light.Schema(), WithCompression(Light))).Append(nil, light))); n >= len(must(lzEnc.Append(nil, light))) {
 		t.Errorf("the Light batch takes %d bytes in Light, not fewer than LZ4's: the test tests nothing", n)
 	}
+}
+
+// appendChecked appends rec, block i, with enc and returns the block,
+// after checking that dec decodes it to rec and that it takes no more
+// bytes than lzEnc's block of rec.
+func appendChecked(t *testing.T, enc *Encoder, dec *Decoder, lzEnc *Encoder, rec arrow.RecordBatch, i int) []byte {
+	t.Helper()
+	b := must(enc.Append(nil, rec))
+	out := must(dec.Decode(b))
+	if !array.RecordEqual(out, rec) {
+		t.Fatalf("block %d decodes to another batch", i)
+	}
+	out.Release()
+	if lz := len(must(lzEnc.Append(nil, rec))); len(b) > lz {
+		t.Errorf("block %d: %d bytes, more than LZ4's %d", i, len(b), lz)
+	}
+	return b
 }
 
 // streakBatch returns a batch of three float64 columns of 2,048 rows:
