@@ -11,13 +11,18 @@ import (
 
 // putFrontStrings writes the strings of prefix and suffix lengths pre and
 // suf (checked) into out, their suffixes read from data (strSlack bytes
-// past them): runs of short ones by frontShort, each long one by copies.
+// past them): runs of strings of at most 8 bytes by frontTiny, runs of
+// short ones by frontShort, each long one by copies.
 func putFrontStrings(out, data []byte, pre, suf []uint32) {
 	var lo, hi uint64 // the string before's first 16 bytes
 	o, a := 0, 0
 	suf = suf[:len(pre)]
 	for i := 0; i < len(pre); i++ {
 		var k int
+		k, o, a, lo = frontTiny(out, data, pre[i:], suf[i:], o, a, lo)
+		if i += k; i == len(pre) {
+			break
+		}
 		k, o, a, lo, hi = frontShort(out, data, pre[i:], suf[i:], o, a, lo, hi)
 		if i += k; i == len(pre) {
 			break
@@ -40,6 +45,32 @@ func putFrontStrings(out, data []byte, pre, suf []uint32) {
 // checks for 64 and over, that Go's variable shifts take, which left the
 // loop short of registers.
 var frontShift = [16]uint64{1, 1 << 8, 1 << 16, 1 << 24, 1 << 32, 1 << 40, 1 << 48, 1 << 56}
+
+// frontTiny is frontShort for strings of at most 8 bytes (ZIP codes,
+// country codes): it writes them while each is that short, with fewer
+// values to keep than frontShort, which Go then keeps in registers.
+func frontTiny(out, data []byte, pre, suf []uint32, o, a int, lo uint64) (int, int, int, uint64) {
+	base := unsafe.Pointer(unsafe.SliceData(out))
+	op := unsafe.Add(base, o)
+	limit := uintptr(base) + uintptr(len(out)) - strSlack // needs len(out) >= strSlack
+	if len(out) < strSlack {
+		return 0, o, a, lo
+	}
+	dbase := unsafe.Pointer(unsafe.SliceData(data))
+	dp := unsafe.Add(dbase, a)
+	suf = suf[:len(pre)]
+	for i, p32 := range pre {
+		p, s := uint(p32), uint(suf[i])
+		if p+s > 8 || uintptr(op) > limit {
+			return i, int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo
+		}
+		m := frontShift[p&15] // p <= 8; frontShift[8], 0, keeps lo as it is
+		lo = lo&(m-1) | binary.LittleEndian.Uint64((*[8]byte)(dp)[:])*m
+		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
+		op, dp = unsafe.Add(op, p+s), unsafe.Add(dp, s)
+	}
+	return len(pre), int(uintptr(op) - uintptr(base)), int(uintptr(dp) - uintptr(dbase)), lo
+}
 
 // frontShort writes the strings of pre and suf from out[o:], their
 // suffixes from data[a:], while each is at most 16 bytes and out has 16
