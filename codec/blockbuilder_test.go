@@ -30,6 +30,7 @@ type blockBuilder struct {
 	bad    []string
 	odd    []string
 	kinds  map[kind]int // nodes written per kind, for coverage
+	cut    bool         // the body lost its last word ("body cut short by a word")
 }
 
 // maxBuilderValues bounds the values of the nested arrays of one block.

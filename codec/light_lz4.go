@@ -146,7 +146,8 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 	return z
 }
 
-// heldToLZ4 is notOverLZ4's rule.
+// heldToLZ4 is notOverLZ4's rule, FORMAT.md's "Never larger than LZ4",
+// without the column's streak.
 func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
 	plain, trans := lz4Least(ls, src, s.hint)
 	if s.codec == codecTransposed {
