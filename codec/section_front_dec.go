@@ -56,9 +56,10 @@ func decodeFront(raw, src []byte) error {
 	if err := decodeStrData(data, dp, dc, "front-coded suffixes"); err != nil {
 		return err
 	}
-	total, sufs, ok := frontTotals(pre, suf)
+	strLens := suf // frontLengths turns the suffix lengths into the strings'
+	total, sufs, ok := frontLengths(pre, strLens)
 	if !ok {
-		return frontPrefixError(pre, suf)
+		return frontPrefixError(pre, strLens)
 	}
 	if sufs != m {
 		return corruptf("front-coded suffix lengths sum to %d, the suffixes hold %d", sufs, m)
@@ -71,52 +72,60 @@ func decodeFront(raw, src []byte) error {
 	}
 	copy(raw[lens:], gap)
 	if w == 8 {
-		putFrontLengths(view[uint64](raw[:lens])[:n+1], pre, suf)
+		putFrontLengths(view[uint64](raw[:lens])[:n+1], strLens)
 	} else {
-		putFrontLengths(view[uint32](raw[:lens])[:n+1], pre, suf)
+		putFrontLengths(view[uint32](raw[:lens])[:n+1], strLens)
 	}
-	putFrontStrings(raw[lens+g:], data[:m+strSlack], pre, suf)
+	putFrontStrings(raw[lens+g:], data[:m+strSlack], pre, strLens)
 	copy(raw[lens+g+total:], tail)
 	return nil
 }
 
-// frontTotals returns the bytes of the strings of prefix and suffix
-// lengths pre and suf, and of their suffixes, and reports whether the
-// first prefix is 0 and each at most the length of the string before.
-// It has no branch on the lengths, as the check passes on every string of
-// a sound section; the sums of at most 2^20 32-bit lengths cannot wrap.
-func frontTotals(pre, suf []uint32) (total, sufs uint64, ok bool) {
-	suf = suf[:len(pre)]
+// frontLengths turns the suffix lengths sl of the strings of prefix
+// lengths pre into the strings' lengths, in place, and returns the bytes
+// of the strings and of their suffixes, and reports whether the first
+// prefix is 0 and each at most the length of the string before. It has
+// no branch on the lengths, as the check passes on every string of a sound
+// section; the sums of at most 2^20 32-bit lengths cannot wrap. A length
+// fits 32 bits when the check passes and the suffixes sum to under 2^32,
+// as each is then at most that sum.
+func frontLengths(pre, sl []uint32) (total, sufs uint64, ok bool) {
+	sl = sl[:len(pre)]
 	prev, bad := uint64(0), uint64(0)
 	for i, p32 := range pre {
-		p, s := uint64(p32), uint64(suf[i])
+		p, s := uint64(p32), uint64(sl[i])
 		bad |= prev - p // wraps, setting bit 63, if p > prev
 		prev, sufs = p+s, sufs+s
 		total += prev
+		sl[i] = uint32(prev)
 	}
 	return total, sufs, bad>>63 == 0
 }
 
 // frontPrefixError is the error of the first string whose prefix is
-// longer than the string before it (frontTotals found one).
-func frontPrefixError(pre, suf []uint32) error {
-	prev := uint64(0)
-	for i := range pre {
-		p := uint64(pre[i])
+// longer than the string before it (frontLengths found one; lens are the
+// lengths it wrote).
+func frontPrefixError(pre, lens []uint32) error {
+	prev := uint32(0)
+	for i, p := range pre {
 		if p > prev {
 			return corruptf("front-coded string %d shares %d bytes with a string of %d before it", i, p, prev)
 		}
-		prev = p + uint64(suf[i])
+		prev = lens[i]
 	}
 	return corruptf("front-coded strings share more bytes than the strings before them hold")
 }
 
-// putFrontLengths writes a 0 then each string's length, its prefix and
-// suffix lengths' sum: checked to fit.
-func putFrontLengths[T uint32 | uint64](lb []T, pre, suf []uint32) {
+// putFrontLengths writes a 0 then the strings' lengths lens (checked to
+// fit).
+func putFrontLengths[T uint32 | uint64](lb []T, lens []uint32) {
 	lb[0] = 0
-	lb, suf = lb[1:len(pre)+1], suf[:len(pre)] // no bounds checks in the loop
-	for i, p := range pre {
-		lb[i] = T(p) + T(suf[i])
+	if lb32, ok := any(lb).([]uint32); ok {
+		copy(lb32[1:], lens)
+		return
+	}
+	lb = lb[1 : len(lens)+1] // no bounds checks in the loop
+	for i, l := range lens {
+		lb[i] = T(l)
 	}
 }

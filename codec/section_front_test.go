@@ -339,7 +339,11 @@ func TestPutFrontStrings(t *testing.T) {
 		room := len(data) + r.IntN(21)
 		out := bytes.Repeat([]byte{0xee}, room+64)
 		sufs := append(append([]byte(nil), f.data...), make([]byte, strSlack)...)
-		putFrontStrings(out[:room], sufs, f.pre, f.suf)
+		lens32 := make([]uint32, len(strs))
+		for i, s := range strs {
+			lens32[i] = uint32(len(s))
+		}
+		putFrontStrings(out[:room], sufs, f.pre, lens32)
 		if !bytes.Equal(out[:len(data)], data) {
 			t.Fatalf("round %d: strings %q, want %q", round, out[:len(data)], data)
 		}
