@@ -12,7 +12,8 @@ import (
 // putFrontStrings writes the strings of prefix lengths pre and lengths
 // lens (checked) into out, their suffixes read from data (strSlack bytes
 // past them): runs of strings of at most 8 bytes by frontTiny, runs of
-// short ones by frontShort, each long one by copies.
+// short ones by frontShort, each long one by frontLong, or by copies at
+// the end of out.
 func putFrontStrings(out, data []byte, pre, lens []uint32) {
 	var lo, hi uint64 // the string before's first 16 bytes
 	o, a := 0, 0
@@ -35,6 +36,15 @@ func putFrontStrings(out, data []byte, pre, lens []uint32) {
 			}
 		}
 		p, l := int(pre[i]), int(lens[i])
+		if l > strSlack && len(out)-o-l >= strSlack {
+			prev := 0
+			if i > 0 {
+				prev = int(lens[i-1])
+			}
+			lo, hi = frontLong(out[o:], data[a:], p, l, prev, lo, hi)
+			o, a = o+l, a+l-p
+			continue
+		}
 		if p > 0 { // then i > 0: the first prefix is 0
 			copy(out[o:], out[o-int(lens[i-1]):][:p])
 		}
@@ -44,6 +54,40 @@ func putFrontStrings(out, data []byte, pre, lens []uint32) {
 		lo, hi = binary.LittleEndian.Uint64(w[:]), binary.LittleEndian.Uint64(w[8:])
 		o, a = o+l, a+l-p
 	}
+}
+
+// frontLong writes a string longer than strSlack, of prefix length p and
+// length l, at the start of out (which has strSlack bytes of room past
+// it), its suffix from data (strSlack bytes past it), after a string of
+// length prev whose first 16 bytes are lo and hi (only the first 8 if
+// prev is at most 8), and returns its own first 16 bytes. It copies in
+// words, 16 bytes at a time, where copy would call memmove twice for
+// strings this short: a prefix of at most 16 bytes from lo and hi, a
+// longer one from the string before, 16 bytes or more behind. The bytes it
+// writes past the prefix the suffix writes again, and those past the
+// string a later string or the tail.
+func frontLong(out, data []byte, p, l, prev int, lo, hi uint64) (uint64, uint64) {
+	op := unsafe.Pointer(unsafe.SliceData(out))
+	if p <= strSlack {
+		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
+	} else {
+		from := unsafe.Add(op, -prev)
+		for j := 0; j < p; j += 16 {
+			w0 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j))[:])
+			w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j+8))[:])
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, j))[:], w0)
+			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, j+8))[:], w1)
+		}
+	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(data)), unsafe.Add(op, p)
+	for j := 0; j < l-p; j += 16 {
+		w0 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, j))[:])
+		w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, j+8))[:])
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(sp, j))[:], w0)
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(sp, j+8))[:], w1)
+	}
+	return binary.LittleEndian.Uint64((*[8]byte)(op)[:]), binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(op, 8))[:])
 }
 
 // frontShift[k] shifts a word left by k bytes as a multiplier (0 for 8
