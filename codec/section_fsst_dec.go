@@ -143,35 +143,46 @@ func fsstDecodeFast(dst, codes []byte, sym *[256]uint64, slen *[256]uint8) (o, i
 			// sets bit 7 of bad (0 less 1), and the round is
 			// undone for the caller to report.
 			o0 := o
-			c, l := uint8(w), slen[uint8(w)]
+			// Each code read from memory: taken from w by shifts, Go
+			// computed all eight up front and kept them on the stack.
+			cp := unsafe.Pointer(unsafe.SliceData(codes[i : i+8]))
+			c := *(*uint8)(cp)
+			l := slen[c]
 			put(o, sym[c])
 			bad := l - 1
 			o += int(l)
-			c, l = uint8(w>>8), slen[uint8(w>>8)]
+			c = *(*uint8)(unsafe.Add(cp, 1))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>16), slen[uint8(w>>16)]
+			c = *(*uint8)(unsafe.Add(cp, 2))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>24), slen[uint8(w>>24)]
+			c = *(*uint8)(unsafe.Add(cp, 3))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>32), slen[uint8(w>>32)]
+			c = *(*uint8)(unsafe.Add(cp, 4))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>40), slen[uint8(w>>40)]
+			c = *(*uint8)(unsafe.Add(cp, 5))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>48), slen[uint8(w>>48)]
+			c = *(*uint8)(unsafe.Add(cp, 6))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
-			c, l = uint8(w>>56), slen[uint8(w>>56)]
+			c = *(*uint8)(unsafe.Add(cp, 7))
+			l = slen[c]
 			put(o, sym[c])
 			bad |= l - 1
 			o += int(l)
