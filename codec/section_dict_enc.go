@@ -327,9 +327,16 @@ func strDict(t *dictTable, p strPiece, codes []uint32) ([]uint32, bool) {
 	t.reset(limit)
 	codes = codes[:0]
 	at := 0
+	var prev []byte
+	code := uint32(0)
 	for i := range p.n {
 		l := p.strLen(i)
-		codes = append(codes, uint32(t.strCode(p.data[at:at+l])))
+		// A string equal to the one before it (a sorted column's runs)
+		// takes its code without a hash.
+		if s := p.data[at : at+l]; i == 0 || !bytes.Equal(s, prev) {
+			code, prev = uint32(t.strCode(s)), s
+		}
+		codes = append(codes, code)
 		at += l
 		if len(t.offs)-1 > limit {
 			return codes, false
