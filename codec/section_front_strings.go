@@ -72,22 +72,21 @@ func frontLong(out, data []byte, p, l, prev int, lo, hi uint64) (uint64, uint64)
 		binary.LittleEndian.PutUint64((*[8]byte)(op)[:], lo)
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, 8))[:], hi)
 	} else {
-		from := unsafe.Add(op, -prev)
-		for j := 0; j < p; j += 16 {
-			w0 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j))[:])
-			w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j+8))[:])
-			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, j))[:], w0)
-			binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(op, j+8))[:], w1)
-		}
+		moveWords(op, unsafe.Add(op, -prev), p)
 	}
-	dp, sp := unsafe.Pointer(unsafe.SliceData(data)), unsafe.Add(op, p)
-	for j := 0; j < l-p; j += 16 {
-		w0 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, j))[:])
-		w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, j+8))[:])
-		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(sp, j))[:], w0)
-		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(sp, j+8))[:], w1)
-	}
+	moveWords(unsafe.Add(op, p), unsafe.Pointer(unsafe.SliceData(data)), l-p)
 	return binary.LittleEndian.Uint64((*[8]byte)(op)[:]), binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(op, 8))[:])
+}
+
+// moveWords copies n bytes from from to to, 16 at a time, so up to 15
+// bytes past them: from must be 16 bytes or more before to, or apart.
+func moveWords(to, from unsafe.Pointer, n int) {
+	for j := 0; j < n; j += 16 {
+		w0 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j))[:])
+		w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(from, j+8))[:])
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(to, j))[:], w0)
+		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(to, j+8))[:], w1)
+	}
 }
 
 // frontShift[k] shifts a word left by k bytes as a multiplier (0 for 8
@@ -136,17 +135,18 @@ func frontTinyRun(out, data []byte, pre, lens []uint32, lo uint64) (k, wrote, re
 }
 
 // frontShort writes the strings of prefix lengths pre and lengths lens
-// from out[o:], their suffixes from data[a:], while each is at most 16 bytes and out has 16
-// bytes of room, and returns how many it wrote, where it stopped in out
-// and data and the last one's first 16 bytes. lo and hi hold the string
-// before's: reading it back from out would wait on the stores that just
-// wrote it. Each string is built in them and written as 16 bytes (8 for
-// one of at most 8); the bytes past it are written next, by a later
-// string or the tail. The loop has no call, and uses pointers, so that its state stays in
-// registers: the loads and stores stay inside out and data because
-// decodeFront checked that the prefixes and suffixes sum to what fits
-// and data has strSlack bytes past its suffixes. The words are read and
-// written little-endian, byte by byte where the machine needs that.
+// from out[o:], their suffixes from data[a:], while each is at most 16
+// bytes and out has 16 bytes of room, and returns how many it wrote,
+// where it stopped in out and data and the last one's first 16 bytes. lo
+// and hi hold the string before's: reading it back from out would wait on
+// the stores that just wrote it. Each string is built in them and written
+// as 16 bytes (8 for one of at most 8); the bytes past it are written
+// next, by a later string or the tail. The loop has no call, and uses
+// pointers, so that its state stays in registers: the loads and stores
+// stay inside out and data because decodeFront checked that the prefixes
+// and suffixes sum to what fits and data has strSlack bytes past its
+// suffixes. The words are read and written little-endian, byte by byte
+// where the machine needs that.
 func frontShort(out, data []byte, pre, lens []uint32, o, a int, lo, hi uint64) (int, int, int, uint64, uint64) {
 	base := unsafe.Pointer(unsafe.SliceData(out))
 	op := unsafe.Add(base, o)
