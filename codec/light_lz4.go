@@ -40,13 +40,20 @@ func lz4Least(ls *lightScratch, src []byte, h bufHint) (plain, trans int) {
 		return plain, trans
 	}
 	if plain == 0 {
-		plain = max(lz4LeastOf(reachSavings(src, &ls.reach, 4), n), lz4Floor(n))
+		plain = plainLeast(&ls.reach, src)
 	}
 	if trans == 0 && h.n/w*w >= minMatchPiece {
 		vals := h.n / w * w
 		trans = transposedHeader + transposedLeast(transposedSample(&ls.est, src, h), w, vals) + n - vals
 	}
 	return plain, trans
+}
+
+// plainLeast is the fewest bytes LZ4 may store src in, a piece of at
+// least minMatchPiece bytes, as lz4Least bounds it (rt is room for
+// reachSavings).
+func plainLeast(rt *reachTable, src []byte) int {
+	return max(lz4LeastOf(reachSavings(src, rt, 4), len(src)), lz4Floor(len(src)))
 }
 
 // transposedLeast is the fewest bytes LZ4 is taken to store vals bytes
@@ -125,9 +132,21 @@ func lightRoom(s section) int {
 // transpose flag), that is what LZ4 stores them as, and LZ4 of them as
 // they are is not tried: on the real tables it never took fewer bytes.
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
-	first := s.codec
-	z = c.heldToLZ4(st, ls, dst, src, s, z)
-	if h := s.hint; h.col != nil && h.kind != hNone && first != codecStrDict && first != codecFront && first != codecTransposed {
+	first, h := s.codec, s.hint
+	var seen *lz4Seen
+	if h.col != nil && h.kind != hNone {
+		switch first {
+		case codecFront:
+			// Its piece, lengths and text, was compressed only if a
+			// string dictionary was tried on it (s.rep.lz).
+			seen = &c.column(h.col).pieceSeen
+		case codecStrDict, codecTransposed:
+		default:
+			seen = &c.column(h.col).seen[h.kind]
+		}
+	}
+	z = c.heldToLZ4(st, ls, dst, src, s, z, seen)
+	if h.col != nil && h.kind != hNone && first != codecStrDict && first != codecFront && first != codecTransposed {
 		// The column's next blocks go straight to what beat the
 		// section choose picked (section_light.go's lostTo).
 		cs := c.column(h.col)
@@ -147,11 +166,16 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 }
 
 // heldToLZ4 is notOverLZ4's rule, FORMAT.md's "Never larger than LZ4",
-// without the column's streak.
-func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
+// without the column's streak; seen (nil: none) is what LZ4 took on the
+// column's last piece of the kind (light_seen.go).
+func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte, seen *lz4Seen) []byte {
 	plain, trans := lz4Least(ls, src, s.hint)
 	if s.codec == codecTransposed {
 		trans = -1 // z is that section
+	}
+	estPlain, estTrans := plain, trans
+	if seen != nil {
+		plain, trans = seen.plain.widen(plain, len(src)), seen.trans.widen(trans, len(src))
 	}
 	if s.codec == codecStrDict || s.codec == codecFront {
 		// chooseStrDict compressed the piece but its few tail bytes.
@@ -183,20 +207,32 @@ func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, 
 	}
 	if plain >= 0 && (z == nil || len(z) > plain) {
 		r := room(true)
+		took := len(src)
 		switch k := lz4Block(st, r, src); {
 		case k > 0:
-			s.lz4 = k
+			s.lz4, took = k, k
 			if z == nil || k < len(z) {
 				s.codec = LZ4
 				z = dst[:copy(dst, alt[:k])]
 			}
 		case z != nil:
 			s.lz4 = min(len(r)+1, len(src))
+			took = s.lz4
+		}
+		if seen != nil {
+			seen.plain.note(took, estPlain, len(src))
 		}
 	}
 	if w := int(s.hint.width); trans >= 0 && (z == nil || len(z) > trans) {
 		r := room(plain < 0)
 		y := encodeTransposed(st, ls, r, src, s.hint.n/w, w)
+		if seen != nil {
+			took := min(len(r)+1, len(src))
+			if y != nil {
+				took = len(y)
+			}
+			seen.trans.note(took, estTrans, len(src))
+		}
 		if plain < 0 {
 			switch {
 			case y != nil:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,5 +88,62 @@ func TestColumnStreaks(t *testing.T) {
 	put(win)
 	if got[0] != "AD" {
 		t.Errorf("the winning batch alone holds %q, want \"AD\": the test tests nothing", got[0])
+	}
+}
+
+// TestSeenShareChange checks that a column held to what LZ4 took on its
+// last blocks is measured again within seenRuns blocks when its data
+// changes so that LZ4 takes fewer bytes than its section, unseen by the
+// estimate: blocks of random words (FSST's, far under LZ4's), then blocks
+// whose second half repeats the first, 40 KiB back (past the 32 KiB the
+// estimate's parse reaches; within LZ4's 64 KiB). A column of small
+// integers, which LZ4 stores in many more bytes than bit-packing, keeps
+// the blocks Light's, so that it is the string column's sections that
+// must hold. Every block decodes, and from the seenRuns+1st changed block
+// on every section is no larger than LZ4 stores it.
+func TestSeenShareChange(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil)
+	r := rand.New(rand.NewPCG(28, 9))
+	word := func() string {
+		var w strings.Builder
+		for range 5 + r.IntN(11) {
+			w.WriteByte("etaoinshrdlucmfwypvbgkjqxz"[min(r.IntN(26), r.IntN(26))])
+		}
+		return w.String()
+	}
+	const rows = 8192
+	build := func(repeat bool) arrow.RecordBatch {
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		ib, sb := b.Field(0).(*array.Int64Builder), b.Field(1).(*array.StringBuilder)
+		words := make([]string, rows)
+		for i := range words {
+			ib.Append(int64(r.IntN(16)))
+			if repeat && i >= rows/2 {
+				words[i] = words[i-rows/2]
+			} else {
+				words[i] = word()
+			}
+			sb.Append(words[i])
+		}
+		return b.NewRecordBatch()
+	}
+	enc := must(NewEncoder(schema, WithCompression(Light)))
+	dec := must(NewDecoder(schema))
+	for i := range 3 + seenRuns + 2 {
+		changed := i - 3 // blocks since the data changed
+		rec := build(changed >= 0)
+		b := must(enc.Append(nil, rec))
+		out := must(dec.Decode(b))
+		checkSame(t, rec, out, dec.Schema())
+		out.Release()
+		rec.Release()
+		if changed < 0 || changed >= seenRuns {
+			lightNotOverLZ4(t, fmt.Sprintf("block %d (changed %d blocks before)", i, changed), b)
+		}
 	}
 }

@@ -179,10 +179,18 @@ func TestLightNotOverLZ4(t *testing.T) {
 		rec.Release()
 	}
 	for _, f := range realDataFiles(t) {
+		// One encoder for the table, twice over, as a writer keeps one:
+		// its columns' sections are then held to what LZ4 took on their
+		// last pieces (light_seen.go), not only to the rule's estimate.
 		recs := readParquet(t, f)
-		_, blocks := encodeAll(t, recs, WithCompression(Light))
-		for _, b := range blocks {
-			lightNotOverLZ4(t, filepath.Base(f), b)
+		if len(recs) == 0 {
+			continue
+		}
+		enc := must(NewEncoder(recs[0].Schema(), WithCompression(Light)))
+		for range 2 {
+			for _, r := range recs {
+				lightNotOverLZ4(t, filepath.Base(f), must(enc.Append(nil, r)))
+			}
 		}
 	}
 	for i, rec := range lineBatches(goSourceLines(t)) {

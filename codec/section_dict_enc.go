@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
@@ -364,11 +365,13 @@ func strDictBound(w, n, gap, k, m, tail int) int {
 }
 
 // strData is what a string section's data part is written with: the
-// column's FSST table (or nil), an LZ4 compressor and room for its block.
+// column's FSST table (or nil), an LZ4 compressor and room for its block,
+// and what LZ4 took on the column's last data part (nil: none kept).
 type strData struct {
 	fsst *fsstTable
 	st   *lz4State
 	alt  []byte // room for the LZ4 block of the data
+	seen *seenShare
 }
 
 // encode writes data into dst (of the larger of fsstBound and LZ4's bound
@@ -381,8 +384,16 @@ func (d strData) encode(dst, data []byte) (Compression, int) {
 			codec, dz = codecFSST, z
 		}
 	}
-	if k := lz4Block(d.st, d.alt, data); k > 0 && k < len(dz) {
-		codec, dz = LZ4, d.alt[:k]
+	// LZ4 is not tried where FSST took less than the column's last data
+	// part held it to (light_seen.go).
+	if d.seen == nil || len(dz) > d.seen.widen(0, len(data)) {
+		k := lz4Block(d.st, d.alt, data)
+		if d.seen != nil {
+			d.seen.note(cmp.Or(k, len(data)), 0, len(data))
+		}
+		if k > 0 && k < len(dz) {
+			codec, dz = LZ4, d.alt[:k]
+		}
 	}
 	if codec != codecFSST {
 		copy(dst, dz)

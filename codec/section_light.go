@@ -98,6 +98,13 @@ type columnState struct {
 	// place of the lightweight section choose picked (LZ4 or transposed
 	// LZ4) and the streak of blocks whose pieces go to it unchosen.
 	lost [hText + 1]lostTo
+	// seen holds, for each kind of buffer, what LZ4 took on the column's
+	// last piece it was tried on (light_seen.go); pieceSeen what it took
+	// on its last front-coded piece, lengths and text together, and
+	// dataSeen on the data part of its last such or dictionary section.
+	seen      [hText + 1]lz4Seen
+	pieceSeen lz4Seen
+	dataSeen  seenShare // of the data of its string dictionary or front-coded sections
 }
 
 // lostTo is a codec that beat a column's lightweight section, and the
@@ -534,8 +541,18 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	// (iso639-3; dates in runs, alltypes_tiny_pages): then bit-packed
 	// lengths and FSST, each held to LZ4, take less than the piece as one
 	// LZ4 section. LZ4 is tried before the dictionary is built, which
-	// takes longer.
-	lz := c.lz4Trial(ss, body[at:at+h.n+gap+text])
+	// takes longer. Where the column's last piece was compressed, what
+	// LZ4 took there holds this one (light_seen.go).
+	piece := body[at : at+h.n+gap+text]
+	seen, least := &c.column(h.col).pieceSeen.plain, 0
+	if len(piece) >= minMatchPiece {
+		least = plainLeast(&ss.reach, piece)
+	}
+	lz := seen.widen(least, len(piece))
+	if lz <= least {
+		lz = c.lz4Trial(ss, piece)
+		seen.note(lz, least, len(piece))
+	}
 	lens.lz = lz
 	if codes >= float64(lz) {
 		return section{}, false
@@ -617,7 +634,7 @@ func (c *compressor) strDataFor(st *lz4State, ls *lightScratch, s section, data 
 	if n := lz4.CompressBlockBound(len(data)); cap(ls.dalt) < n {
 		ls.dalt = make([]byte, n)
 	}
-	d := strData{st: st, alt: ls.dalt[:cap(ls.dalt)]}
+	d := strData{st: st, alt: ls.dalt[:cap(ls.dalt)], seen: &c.column(s.hint.col).dataSeen}
 	if len(data) >= minLight {
 		d.fsst = c.column(s.hint.col).fsst.tableFor(data)
 	}
