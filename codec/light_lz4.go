@@ -174,15 +174,34 @@ func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, 
 		trans = -1 // z is that section
 	}
 	estPlain, estTrans := plain, trans
+	likePlain, likeTrans := 0, 0 // what the column's records take LZ4 to store src in
 	if seen != nil {
-		plain, trans = seen.plain.widen(plain, len(src)), seen.trans.widen(trans, len(src))
+		if likePlain = seen.plain.held(plain, len(src)); likePlain > 0 {
+			plain = heldBound(likePlain)
+		}
+		if likeTrans = seen.trans.held(trans, len(src)); likeTrans > 0 {
+			trans = heldBound(likeTrans)
+		}
 	}
 	if s.codec == codecStrDict || s.codec == codecFront {
-		// chooseStrDict compressed the piece but its few tail bytes.
-		plain = max(plain, s.rep.lz)
+		// chooseStrDict compressed the piece but its few tail bytes, or
+		// the column's record held it (rep.lzHeld).
 		s.lz4 = s.rep.lz
+		if s.rep.lzHeld {
+			plain = max(plain, heldBound(s.rep.lz))
+		} else {
+			plain = max(plain, s.rep.lz)
+		}
 	}
 	if z != nil && (plain < 0 || len(z) <= plain) && (trans < 0 || len(z) <= trans) {
+		if s.lz4 == 0 {
+			// For lz4MayWin, which takes a section LZ4 was not tried on
+			// to be stored by LZ4 in its own bytes.
+			s.lz4 = likePlain
+			if estPlain < 0 {
+				s.lz4 = likeTrans
+			}
+		}
 		return z
 	}
 	if cap(ls.alt) < len(dst) {

@@ -55,27 +55,32 @@ func (s *seenShare) note(took, least, n int) {
 	s.left.Store(seenRuns)
 }
 
-// widen returns the bytes a piece of n raw bytes, whose estimate is least
-// (negative: no trial of this kind; 0: none), is held to: least, or
-// seenMargin of what LZ4 took on the column's last piece, less the fall of
-// the estimate since, if that is more and the record may still be used
-// (counting the use). No estimate counts as a fall to 0: a piece too small
-// to sample may repeat anything.
-func (s *seenShare) widen(least, n int) int {
+// held returns the bytes LZ4 is taken to store a piece of n raw bytes in,
+// whose estimate is least (negative: no trial of this kind; 0: none), from
+// the column's last piece: the share LZ4 took there less the fall of the
+// estimate since, if the record may still be used and seenMargin of that
+// (heldBound) is more than least, counting the use; else 0. No estimate
+// counts as a fall to 0: a piece too small to sample may repeat anything.
+func (s *seenShare) held(least, n int) int {
 	if least < 0 || s.left.Load() <= 0 {
-		return least
+		return 0
 	}
 	v := s.v.Load()
 	if v == 0 {
-		return least
+		return 0
 	}
 	took := float64(math.Float32frombits(uint32(v >> 32)))
 	was := float64(math.Float32frombits(uint32(v)))
-	share := took - max(0, was-float64(least)/float64(n))
-	b := int(seenMargin * share * float64(n))
-	if b <= least {
-		return least
+	like := int((took - max(0, was-float64(least)/float64(n))) * float64(n))
+	if heldBound(like) <= least {
+		return 0
 	}
 	s.left.Add(-1)
-	return b
+	return like
+}
+
+// heldBound is the most bytes a section held to a record (held) that
+// takes LZ4 like bytes may take without a trial.
+func heldBound(like int) int {
+	return int(seenMargin * float64(like))
 }

@@ -386,7 +386,7 @@ func (d strData) encode(dst, data []byte) (Compression, int) {
 	}
 	// LZ4 is not tried where FSST took less than the column's last data
 	// part held it to (light_seen.go).
-	if d.seen == nil || len(dz) > d.seen.widen(0, len(data)) {
+	if d.seen == nil || len(dz) > heldBound(d.seen.held(0, len(data))) {
 		k := lz4Block(d.st, d.alt, data)
 		if d.seen != nil {
 			d.seen.note(cmp.Or(k, len(data)), 0, len(data))

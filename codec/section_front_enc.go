@@ -242,7 +242,7 @@ func (c *compressor) chooseFront(ss *sectionScratch, lens *strLens, body []byte,
 	if front >= frontKeep*(float64(bp.size(gap)+fsstHeader)+ratio*float64(text)) || lens.lz > 0 && front >= float64(lens.lz) {
 		return section{}, false
 	}
-	return section{at: at, codec: codecFront, hint: h, rep: repChoice{m: len(rs.front.data), gap: gap, text: text, lz: lens.lz}}, true
+	return section{at: at, codec: codecFront, hint: h, rep: repChoice{m: len(rs.front.data), gap: gap, text: text, lz: lens.lz, lzHeld: lens.lzHeld}}, true
 }
 
 // encodeFrontSection encodes the front-coded section s of src into dst

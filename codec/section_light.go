@@ -443,7 +443,8 @@ func (c *compressor) encodeLight(st *lz4State, ls *lightScratch, dst, src []byte
 type repChoice struct {
 	k, m      int
 	gap, text int
-	lz        int // a string dictionary or front-coded section: the bytes LZ4 took for its lengths, gap and text (0: not compressed)
+	lz        int  // a string dictionary or front-coded section: the bytes LZ4 took for its lengths, gap and text (0: not compressed)
+	lzHeld    bool // lz is what the column's last piece takes LZ4 to store this one in (light_seen.go), not LZ4's bytes
 }
 
 // repScratch is the room run-length and dictionary sections are tried in,
@@ -548,8 +549,9 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	if len(piece) >= minMatchPiece {
 		least = plainLeast(&ss.reach, piece)
 	}
-	lz := seen.widen(least, len(piece))
-	if lz <= least {
+	lz := seen.held(least, len(piece))
+	lens.lzHeld = lz > 0
+	if !lens.lzHeld {
 		lz = c.lz4Trial(ss, piece)
 		seen.note(lz, least, len(piece))
 	}
@@ -570,7 +572,7 @@ func (c *compressor) chooseStrDict(ss *sectionScratch, lens *strLens, body []byt
 	if dict >= plain || float64(lz) <= dict {
 		return section{}, false
 	}
-	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz}}, true
+	return section{at: at, codec: codecStrDict, hint: h, rep: repChoice{k: rs.dict.dictEntries(), m: m, gap: gap, text: text, lz: lz, lzHeld: lens.lzHeld}}, true
 }
 
 // strPieceAt is the string column whose lengths buffer (hint h) starts at
@@ -592,9 +594,10 @@ func strPieceAt(body []byte, at int, h bufHint, gap, text int) (strPiece, bool) 
 // the bytes LZ4 took for the column if chooseStrDict compressed it (else
 // 0).
 type strLens struct {
-	bp   bitpackChoice
-	done bool
-	lz   int
+	bp     bitpackChoice
+	done   bool
+	lz     int
+	lzHeld bool // as repChoice's
 }
 
 // of returns the bit-packing of p's lengths, with room in words.
