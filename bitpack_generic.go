@@ -163,15 +163,25 @@ func packTail[T word](dst []byte, src []T, base T, width int) {
 	mask := lowMask[T](width)
 	var cur uint64
 	nb, o := 0, 0
+	// A full word is stored only when all of its bits are values', so it
+	// lies within the packed bytes: checked once, then stored through a
+	// pointer, and the shifts are masked (the one by 64 split in two), as
+	// the slice's checks and Go's checks of shift counts were half the
+	// loop.
+	if len(src) == 0 {
+		return
+	}
+	_ = dst[(len(src)*width+7)/8-1]
+	p := unsafe.Pointer(unsafe.SliceData(dst))
 	for _, x := range src {
 		v := uint64((x - base) & mask)
-		cur |= v << nb
+		cur |= v << (uint(nb) & 63)
 		nb += width
 		if nb >= 64 {
-			le.PutUint64(dst[o:], cur)
+			le.PutUint64((*[8]byte)(unsafe.Add(p, o))[:], cur)
 			o += 8
 			nb -= 64
-			cur = v >> (width - nb)
+			cur = v >> 1 >> (uint(width-nb-1) & 63)
 		}
 	}
 	for ; nb > 0; nb -= 8 {
