@@ -32,14 +32,16 @@ const (
 	// table (trained per column and kept across blocks), integers that
 	// pack badly byte-transposed in one LZ4 block, as the LZ4 encoder
 	// holds them, and everything else with LZ4 where LZ4 saves. No
-	// section is stored larger than LZ4 would store it, and a block where
-	// LZ4's one section is smaller is written as LZ4's; after such a block
+	// section is stored larger than LZ4 would store it (but for up to 7
+	// blocks of a column whose data changes in a way its sample does not
+	// show: FORMAT.md), and a block where LZ4's one section is smaller is
+	// written as LZ4's; after such a block
 	// an Encoder writes the next 1, 2, 4, ... up to 16 blocks as LZ4's
 	// without planning Light's, and tries Light again after each wait, as
 	// it does for a column's encodings that lost to LZ4
 	// (light_streak.go). On real tables
 	// (docs/light.md) its blocks are about zstd's size and it encodes in
-	// about 1.3 times LZ4's time, less than zstd's on almost all of them.
+	// about 1.2 times LZ4's time, less than zstd's on almost all of them.
 	Light Compression = 4
 )
 
