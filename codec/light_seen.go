@@ -8,10 +8,9 @@ import (
 // What LZ4 took on a column's last piece is the surest estimate of what
 // it takes on the next: blocks of a table mostly look alike, and the
 // estimate FORMAT.md's rule otherwise falls back on, (0.55 - m) r, is
-// made to hold on any piece, so on text it is half of what LZ4 takes
-// (FSST's 0.69 of the raw bytes against LZ4's 0.83 and an estimate of
-// 0.41), and every text section was compressed twice: LZ4's trials were
-// a third to a half of Light's encode on the real tables of strings.
+// made to hold on any piece, so on text it is about half of what LZ4
+// takes and every text section was compressed twice (docs/light.md, "LZ4's
+// trials held to the column's last one").
 //
 // So after a trial the column keeps, for each kind of its buffers, the
 // share of the raw bytes LZ4 took (or at least took, if the trial
