@@ -60,7 +60,7 @@ func decodeFSST(raw, src []byte) error {
 	out := raw[:m]
 	// The fast loop may write symbols past m, into the tail's room (the
 	// tail is copied after), never past raw.
-	o, i := fsstDecodeFast(raw, codes, &sym, &slen)
+	o, i := fsstDecodeFast(raw, codes, &sym, &slen, k)
 	if o > len(out) {
 		return corruptf("fsst codes decode past %d bytes", m)
 	}
@@ -116,16 +116,16 @@ func decodeFSST(raw, src []byte) error {
 	return nil
 }
 
-// fsstDecodeFast decodes codes with the table (sym, slen) into dst while at
-// least 8 codes and 64 bytes of room are left, and returns the bytes
-// written and the codes taken. Each symbol is written as a whole word (its
-// bytes past its length overwritten by the next) straight into dst: the
-// room for a round of 8 codes (at most 64 bytes) is checked once, before
-// it, so the stores need no checks of their own. A round of 8 codes
-// without an escape takes them all; otherwise the codes before the first
-// escape and the escaped byte. It stops before a round that holds a code
-// naming no symbol (slen 0), leaving it to the caller to report.
-func fsstDecodeFast(dst, codes []byte, sym *[256]uint64, slen *[256]uint8) (o, i int) {
+// fsstDecodeFast decodes codes with the table (sym, slen) of k symbols
+// into dst while at least 8 codes and 64 bytes of room are left, and
+// returns the bytes written and the codes taken. Each symbol is written as
+// a whole word (its bytes past its length overwritten by the next) straight
+// into dst: the room for a round of 8 codes (at most 64 bytes) is checked
+// once, before it, so the stores need no checks of their own. A round of 8
+// codes without an escape takes them all; otherwise the codes before the
+// first escape and the escaped byte. It stops before a round that holds a
+// code naming no symbol (k or more), leaving it to the caller to report.
+func fsstDecodeFast(dst, codes []byte, sym *[256]uint64, slen *[256]uint8, k int) (o, i int) {
 	if len(dst) < 64 || len(codes) < 8 {
 		return 0, 0
 	}
@@ -133,62 +133,54 @@ func fsstDecodeFast(dst, codes []byte, sym *[256]uint64, slen *[256]uint8) (o, i
 	put := func(o int, v uint64) {
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, o))[:], v)
 	}
+	// A code of k or more sets bit 7 of its byte in none (below): its low
+	// 7 bits plus add carry into bit 7 when they reach k (or k - 128,
+	// for a code with bit 7 set, when k >= 128), and a code with bit 7
+	// set is k or more anyway when k < 128 (hm). Checking the round's
+	// codes once, before it, takes 2 instructions a code less than
+	// checking each length after it.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	add, hm := uint64(128-k)*ones, uint64(highs)
+	if k >= 128 {
+		add, hm = uint64(256-k)*ones, 0
+	}
 	for i+8 <= len(codes) && o+64 <= len(dst) {
 		w := binary.LittleEndian.Uint64(codes[i:])
 		x := ^w // an escape (0xff) is a zero byte of x
 		esc := (x - 0x0101010101010101) &^ x & 0x8080808080808080
 		if esc == 0 {
-			// Eight symbols, one after another; a code naming no
-			// symbol (length 0, sym 0) writes zeros harmlessly and
-			// sets bit 7 of bad (0 less 1), and the round is
-			// undone for the caller to report.
-			o0 := o
-			// Each code read from memory: taken from w by shifts, Go
-			// computed all eight up front and kept them on the stack.
-			cp := unsafe.Pointer(unsafe.SliceData(codes[i : i+8]))
-			c := *(*uint8)(cp)
-			l := slen[c]
-			put(o, sym[c])
-			bad := l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 1))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 2))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 3))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 4))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 5))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 6))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			c = *(*uint8)(unsafe.Add(cp, 7))
-			l = slen[c]
-			put(o, sym[c])
-			bad |= l - 1
-			o += int(l)
-			if bad&0x80 != 0 {
-				return o0, i
+			t := w&^highs + add
+			if ((t&(w|hm))|(w&hm))&highs != 0 {
+				return o, i
 			}
+			// Eight symbols, one after another, each code read from
+			// memory: taken from w by shifts, Go computed all eight up
+			// front and kept them on the stack.
+			cp := unsafe.Pointer(unsafe.SliceData(codes[i : i+8]))
+			c0 := *(*uint8)(unsafe.Add(cp, 0))
+			put(o, sym[c0])
+			o += int(slen[c0])
+			c1 := *(*uint8)(unsafe.Add(cp, 1))
+			put(o, sym[c1])
+			o += int(slen[c1])
+			c2 := *(*uint8)(unsafe.Add(cp, 2))
+			put(o, sym[c2])
+			o += int(slen[c2])
+			c3 := *(*uint8)(unsafe.Add(cp, 3))
+			put(o, sym[c3])
+			o += int(slen[c3])
+			c4 := *(*uint8)(unsafe.Add(cp, 4))
+			put(o, sym[c4])
+			o += int(slen[c4])
+			c5 := *(*uint8)(unsafe.Add(cp, 5))
+			put(o, sym[c5])
+			o += int(slen[c5])
+			c6 := *(*uint8)(unsafe.Add(cp, 6))
+			put(o, sym[c6])
+			o += int(slen[c6])
+			c7 := *(*uint8)(unsafe.Add(cp, 7))
+			put(o, sym[c7])
+			o += int(slen[c7])
 			i += 8
 			continue
 		}

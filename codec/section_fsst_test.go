@@ -195,22 +195,37 @@ func fsstPlain(syms []string, codes []byte) ([]byte, bool) {
 
 // TestFSSTDecodeCodes checks decodeFSST against fsstPlain on random code
 // streams (escapes, codes naming no symbol and claimed lengths off by a
-// little in every place a round of the fast loop can meet them), and that
-// it never writes past the section's raw bytes.
+// little in every place a round of the fast loop can meet them), with
+// tables of 0 to 255 symbols (the fast loop checks codes against the count
+// one way under 128 and another from it), and that it never writes past
+// the section's raw bytes.
 func TestFSSTDecodeCodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	syms := []string{"a", "bc", "def", "ghij", "klmno", "pqrstu", "vwxyz01", "23456789", "X"}
+	nine := []string{"a", "bc", "def", "ghij", "klmno", "pqrstu", "vwxyz01", "23456789", "X"}
 	for iter := range 20000 {
+		syms := nine
+		if iter%2 == 1 {
+			syms = make([]string, []int{0, 1, 127, 128, 129, 254, 255, rng.IntN(256)}[iter/2%8])
+			for i := range syms {
+				b := make([]byte, 1+rng.IntN(8))
+				for j := range b {
+					b[j] = byte(rng.IntN(256))
+				}
+				syms[i] = string(b)
+			}
+		}
 		n := rng.IntN(200)
 		codes := make([]byte, n)
 		for i := range codes {
 			switch r := rng.IntN(100); {
 			case r < 4:
 				codes[i] = fsstEscape
-			case r < 5 && iter%4 == 0:
+			case r < 5 && iter%4 < 2 && len(syms) < fsstEscape:
 				codes[i] = byte(len(syms) + rng.IntN(fsstEscape-len(syms))) // names no symbol
-			case iter%5 == 0:
-				codes[i] = 7 // the 8-byte symbol: rounds of 64 bytes
+			case len(syms) == 0:
+				codes[i] = fsstEscape
+			case iter%5 == 0 && len(syms) > 7:
+				codes[i] = 7 // the 8-byte symbol of nine: rounds of 64 bytes
 			default:
 				codes[i] = byte(rng.IntN(len(syms)))
 			}
