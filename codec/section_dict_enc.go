@@ -257,10 +257,19 @@ func sumLens(lens []byte, w, j, k, most int) (int, bool) {
 			sum, or = sum+v, or|v
 		}
 	} else {
-		for b := lens[4*j : 4*k]; len(b) >= 4; b = b[4:] {
+		// Two lengths a load: the walk between sampled runs covers every
+		// length of the column, for each estimate that samples it.
+		b := lens[4*j : 4*k]
+		for ; len(b) >= 8; b = b[8:] {
+			v := binary.LittleEndian.Uint64(b)
+			lo, hi := v&0xffffffff, v>>32
+			sum, or = sum+lo+hi, or|v
+		}
+		if len(b) >= 4 {
 			v := uint64(binary.LittleEndian.Uint32(b))
 			sum, or = sum+v, or|v
 		}
+		or = or&0xffffffff | or>>32
 	}
 	return int(sum), or <= uint64(most)
 }

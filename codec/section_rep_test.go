@@ -303,3 +303,37 @@ func checkHostile(t *testing.T, cases []hostileCase) {
 		}
 	}
 }
+
+// TestSumLens checks sumLens, which reads two 4-byte lengths a load,
+// against a sum one length at a time, for every span of a few lengths and
+// both widths: the sum, false where a length is over the most, and true
+// where no length has a bit the most lacks.
+func TestSumLens(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 11))
+	for _, w := range []int{4, 8} {
+		lens := make([]byte, 12*w)
+		vals := make([]uint64, 12)
+		for i := range vals {
+			vals[i] = uint64(r.IntN(1000))
+			if w == 4 {
+				binary.LittleEndian.PutUint32(lens[4*i:], uint32(vals[i]))
+			} else {
+				binary.LittleEndian.PutUint64(lens[8*i:], vals[i])
+			}
+		}
+		for j := range 12 {
+			for k := j; k <= 12; k++ {
+				want, big, or := 0, 0, 0
+				for _, v := range vals[j:k] {
+					want, big, or = want+int(v), max(big, int(v)), or|int(v)
+				}
+				for _, most := range []int{big, max(big-1, 0), or, 1023} {
+					got, ok := sumLens(lens, w, j, k, most)
+					if got != want || big > most && ok || or <= most && !ok {
+						t.Fatalf("w %d: sumLens(%d, %d, most %d) = %d, %v; want %d (longest %d, bits %d)", w, j, k, most, got, ok, want, big, or)
+					}
+				}
+			}
+		}
+	}
+}
