@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -109,11 +108,11 @@ func TestSeenShareChange(t *testing.T) {
 	}, nil)
 	r := rand.New(rand.NewPCG(28, 9))
 	word := func() string {
-		var w strings.Builder
-		for range 5 + r.IntN(11) {
-			w.WriteByte("etaoinshrdlucmfwypvbgkjqxz"[min(r.IntN(26), r.IntN(26))])
+		w := make([]byte, 5+r.IntN(11))
+		for i := range w {
+			w[i] = "etaoinshrdlucmfwypvbgkjqxz"[min(r.IntN(26), r.IntN(26))]
 		}
-		return w.String()
+		return string(w)
 	}
 	const rows = 8192
 	build := func(repeat bool) arrow.RecordBatch {
