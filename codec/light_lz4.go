@@ -175,22 +175,22 @@ func (c *compressor) heldToLZ4(st *lz4State, ls *lightScratch, dst, src []byte, 
 	}
 	estPlain, estTrans := plain, trans
 	likePlain, likeTrans := 0, 0 // what the column's records take LZ4 to store src in
-	if seen != nil {
-		if likePlain = seen.plain.held(plain, len(src)); likePlain > 0 {
-			plain = heldBound(likePlain)
-		}
-		if likeTrans = seen.trans.held(trans, len(src)); likeTrans > 0 {
-			trans = heldBound(likeTrans)
-		}
-	}
-	if s.codec == codecStrDict || s.codec == codecFront {
+	if (s.codec == codecStrDict || s.codec == codecFront) && s.rep.lz > 0 {
 		// chooseStrDict compressed the piece but its few tail bytes, or
-		// the column's record held it (rep.lzHeld).
+		// the column's record held it (rep.lzHeld): what LZ4 took is
+		// known, or the record was used once already.
 		s.lz4 = s.rep.lz
 		if s.rep.lzHeld {
 			plain = max(plain, heldBound(s.rep.lz))
 		} else {
 			plain = max(plain, s.rep.lz)
+		}
+	} else if seen != nil {
+		if likePlain = seen.plain.held(plain, len(src)); likePlain > 0 {
+			plain = heldBound(likePlain)
+		}
+		if likeTrans = seen.trans.held(trans, len(src)); likeTrans > 0 {
+			trans = heldBound(likeTrans)
 		}
 	}
 	if z != nil && (plain < 0 || len(z) <= plain) && (trans < 0 || len(z) <= trans) {
