@@ -134,6 +134,7 @@ func lightRoom(s section) int {
 func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte, s *section, z []byte) []byte {
 	first, h := s.codec, s.hint
 	var seen *lz4Seen
+	var cs *columnState // a section choose picked: the column whose streak it keeps
 	if h.col != nil && h.kind != hNone {
 		switch first {
 		case codecFront:
@@ -142,14 +143,14 @@ func (c *compressor) notOverLZ4(st *lz4State, ls *lightScratch, dst, src []byte,
 			seen = &c.column(h.col).pieceSeen
 		case codecStrDict, codecTransposed:
 		default:
-			seen = &c.column(h.col).seen[h.kind]
+			cs = c.column(h.col)
+			seen = &cs.seen[h.kind]
 		}
 	}
 	z = c.heldToLZ4(st, ls, dst, src, s, z, seen)
-	if h.col != nil && h.kind != hNone && first != codecStrDict && first != codecFront && first != codecTransposed {
+	if cs != nil {
 		// The column's next blocks go straight to what beat the
 		// section choose picked (section_light.go's lostTo).
-		cs := c.column(h.col)
 		l := &cs.lost[h.kind]
 		switch {
 		case s.codec != LZ4 && s.codec != codecTransposed:
