@@ -84,6 +84,48 @@ func BenchmarkRealDataDecode(b *testing.B) {
 	})
 }
 
+// partitionRows is the rows of a block a shuffle writes for one of 200
+// partitions of an 8,192-row batch.
+const partitionRows = 41
+
+// BenchmarkRealDataPartitions encodes and decodes the first batch of each
+// real table cut into up to 100 blocks of partitionRows rows, through one
+// encoder and decoder, with LZ4, zstd and Light (go test -bench
+// RealDataPartitions -run XXX ./codec; REALDATA_FILE picks one file).
+func BenchmarkRealDataPartitions(b *testing.B) {
+	eachRealData(b, func(b *testing.B, enc *Encoder, recs []arrow.RecordBatch) {
+		var parts []arrow.RecordBatch
+		for o := int64(0); o+partitionRows <= recs[0].NumRows() && len(parts) < 100; o += partitionRows {
+			parts = append(parts, recs[0].NewSlice(o, o+partitionRows))
+		}
+		if len(parts) == 0 {
+			b.Skip("fewer rows than a block")
+		}
+		blocks, stored := make([][]byte, len(parts)), 0
+		for i, p := range parts {
+			blocks[i] = must(enc.Append(nil, p))
+			stored += len(blocks[i])
+		}
+		dec := must(NewDecoder(parts[0].Schema()))
+		b.Run("encode", func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				for _, p := range parts {
+					buf = must(enc.Append(buf[:0], p))
+				}
+			}
+			b.ReportMetric(float64(stored), "bytes")
+		})
+		b.Run("decode", func(b *testing.B) {
+			for b.Loop() {
+				for _, bl := range blocks {
+					must(dec.Decode(bl)).Release()
+				}
+			}
+		})
+	})
+}
+
 // eachRealData runs f as a sub-benchmark of each real table (or the one
 // REALDATA_FILE names) and compression, with an encoder of it.
 func eachRealData(b *testing.B, f func(*testing.B, *Encoder, []arrow.RecordBatch)) {

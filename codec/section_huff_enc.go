@@ -69,7 +69,7 @@ func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte,
 			z = src // LZ4 failed: store raw unless coding pays
 		}
 		if len(src) <= huff0.BlockSizeMax {
-			if table, out := ls.huff.code(src, huffStreams(len(src)), keyOf(s, None)); out != nil &&
+			if table, out, _ := ls.huff.code(src, huffStreams(len(src)), keyOf(s, None)); out != nil &&
 				huffHeader+len(table)+len(out) < len(z) &&
 				float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(src)) {
 				return putHuff(dst, None, src, table, out)
@@ -92,7 +92,7 @@ func (c *compressor) encodeHuff(st *lz4State, ls *lightScratch, dst, src []byte,
 		}
 	}
 	if len(z) >= huffMinCoded && len(z) <= huff0.BlockSizeMax {
-		table, out := ls.huff.code(z, huffStreams(len(z)), keyOf(s, in.codec))
+		table, out, _ := ls.huff.code(z, huffStreams(len(z)), keyOf(s, in.codec))
 		if out != nil && float64(huffHeader+len(table)+len(out)) <= (1-c.minSavings/2)*float64(len(z)) {
 			return putHuff(dst, in.codec, z, table, out)
 		}
@@ -168,6 +168,11 @@ type huffKeptTable struct {
 	key   huffKey
 	table []byte  // the bytes of the kept table, nil for none
 	ratio float64 // coded bytes (table included) per byte when built
+	// sum is the byte counts the table was built from: the section's own
+	// plus half (rounded up) of the counts the key's table before was
+	// built from, so that the table has codes for every byte of the
+	// sections before it too.
+	sum [256]uint32
 }
 
 // huffReuseSlack is how much worse than when it was built (coded bytes
@@ -175,12 +180,24 @@ type huffKeptTable struct {
 const huffReuseSlack = 1.02
 
 // code codes z in streams (1 or 4) huff0 streams and returns the table's
-// bytes (nil when out holds its own) and the streams', or a nil stream
-// when huff0 cannot code z in fewer bytes.
-func (h *huffCoder) code(z []byte, streams int, key huffKey) (table, out []byte) {
+// bytes and the streams', or a nil stream when huff0 cannot code z in
+// fewer bytes, and whether the table was a kept one. A section the kept
+// table has no code for one of its bytes for, or codes more than
+// huffReuseSlack worse than the one it was built for, gets a new table,
+// built from its own counts and those of the sections before (sum): small
+// blocks of text each hold a few bytes the one before did not, and a
+// table built from one block alone could code none of the next (41 rows
+// of npm-airports, 99 blocks). Tables with codes for more bytes take a
+// few more bytes each (docs/light.md, "Huffman tables kept for small
+// blocks").
+func (h *huffCoder) code(z []byte, streams int, key huffKey) (table, out []byte, reused bool) {
 	compress := huff0.Compress1X
 	if streams == 4 {
 		compress = huff0.Compress4X
+	}
+	var hist [256]uint32
+	for _, b := range z {
+		hist[b]++
 	}
 	k := &h.kept[h.next]
 	for i := range h.kept {
@@ -189,22 +206,36 @@ func (h *huffCoder) code(z []byte, streams int, key huffKey) (table, out []byte)
 			break
 		}
 	}
-	if k.table != nil && k.key == key {
+	same := k.table != nil && k.key == key
+	canUse := same && k.s.CanUseTable(&hist)
+	if canUse && float64(len(k.table)+k.s.EstimateSize(&hist)) <= huffReuseSlack*k.ratio*float64(len(z)) {
 		k.s.Reuse = huff0.ReusePolicyMust
-		out, reused, err := compress(z, &k.s)
-		if err == nil && reused && float64(len(k.table)+len(out)) <= huffReuseSlack*k.ratio*float64(len(z)) {
-			return k.table, out
+		if out, reused, err := compress(z, &k.s); err == nil && reused {
+			return k.table, out, true
+		}
+	}
+	if same {
+		for i, c := range hist {
+			k.sum[i] = (k.sum[i]+1)/2 + c
 		}
 	} else {
 		h.next = (h.next + 1) % huffKept
+		k.sum = hist
 	}
-	k.s.Reuse = huff0.ReusePolicyNone
-	out, _, err := compress(z, &k.s)
+	buf := k.table[:0]
+	k.table = nil
+	if err := k.s.BuildCTable(&k.sum); err != nil {
+		return nil, nil, false
+	}
+	t, err := k.s.AppendTable(buf)
 	if err != nil {
-		k.table = nil
-		return nil, nil
+		return nil, nil, false
 	}
-	t := len(out) - len(k.s.OutData)
-	k.key, k.table, k.ratio = key, append(k.table[:0], out[:t]...), float64(len(out))/float64(len(z))
-	return nil, out
+	k.s.Reuse = huff0.ReusePolicyMust
+	out, reused, err = compress(z, &k.s)
+	if err != nil || !reused || len(t)+len(out) >= len(z) {
+		return nil, nil, false
+	}
+	k.key, k.table, k.ratio = key, t, float64(len(t)+len(out))/float64(len(z))
+	return t, out, false
 }

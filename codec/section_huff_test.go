@@ -216,13 +216,56 @@ func TestHuffCoderKeepsTables(t *testing.T) {
 			z   []byte
 			key huffKey
 		}{{a, ka}, {b, kb}} {
-			table, out := h.code(tc.z, 4, tc.key)
+			_, out, reused := h.code(tc.z, 4, tc.key)
 			if out == nil {
 				t.Fatalf("round %d: huff0 does not code the test bytes", round)
 			}
-			if reused := table != nil; reused != (round > 0) {
+			if reused != (round > 0) {
 				t.Errorf("round %d, key %v: table reused %t, want %t", round, tc.key, reused, round > 0)
 			}
+		}
+	}
+}
+
+// TestHuffCoderCoversBytes checks that a table rebuilt for a section with
+// a byte its kept table had no code for keeps codes for the bytes of the
+// section before too: after sections with a rare byte x, then y, a third
+// with x is coded with the kept table (without the counts of the first
+// section the table has no code for x, and is built again), and every
+// section decodes to its bytes with the table code returned.
+func TestHuffCoderCoversBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 12))
+	with := func(rare byte) []byte {
+		z := skewed(rng, 3000)
+		for i := range z {
+			z[i] &= 31 // bytes 0..31, and the rare one above them
+		}
+		for i := 0; i < len(z); i += 500 {
+			z[i] = rare
+		}
+		return z
+	}
+	key := huffKey{inner: None}
+	var h huffCoder
+	for i, tc := range []struct {
+		z      []byte
+		reused bool
+	}{{with(200), false}, {with(201), false}, {with(200), true}, {with(201), true}} {
+		table, out, reused := h.code(tc.z, 4, key)
+		if out == nil {
+			t.Fatalf("section %d: huff0 does not code the test bytes", i)
+		}
+		if reused != tc.reused {
+			t.Errorf("section %d: table reused %t, want %t", i, reused, tc.reused)
+		}
+		var s huff0.Scratch
+		st, coded, err := huff0.ReadTable(append(slices.Clone(table), out...), &s)
+		if err != nil {
+			t.Fatalf("section %d: %v", i, err)
+		}
+		got, err := st.Decoder().Decompress4X(make([]byte, 0, len(tc.z)), coded)
+		if err != nil || !bytes.Equal(got, tc.z) {
+			t.Fatalf("section %d: %v, decoded to other bytes: %t", i, err, !bytes.Equal(got, tc.z))
 		}
 	}
 }
