@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 
+	"github.com/arrowpack/arrowpack"
 	"github.com/klauspost/compress/huff0"
 )
 
@@ -196,9 +197,7 @@ func (h *huffCoder) code(z []byte, streams int, key huffKey) (table, out []byte,
 		compress = huff0.Compress4X
 	}
 	var hist [256]uint32
-	for _, b := range z {
-		hist[b]++
-	}
+	arrowpack.ByteHistogram(&hist, z)
 	k := &h.kept[h.next]
 	for i := range h.kept {
 		if e := &h.kept[i]; e.table != nil && e.key == key {

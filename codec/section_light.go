@@ -591,8 +591,8 @@ func strPieceAt(body []byte, at int, h bufHint, gap, text int) (strPiece, bool) 
 
 // strLens is the bit-packing of a string column's lengths, worked out at
 // most once for the string sections that weigh themselves against it, and
-// the bytes LZ4 took for the column if chooseStrDict compressed it (else
-// 0).
+// the bytes LZ4 took for the column if chooseStrDict compressed it, or
+// those the column's record takes it to (lzHeld), else 0.
 type strLens struct {
 	bp     bitpackChoice
 	done   bool
